@@ -1,0 +1,392 @@
+#include "config/command_line.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <limits>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config_error.hpp"
+#include "config/listen_address.hpp"
+#include "config/units.hpp"
+
+namespace spindle::config {
+
+namespace {
+
+/// The php-server settings as they are built up flag by flag.
+struct php_server_args {
+    server_config config;
+    bool listen_given = false;  ///< the first --listen replaces the default address
+};
+
+/// Applies a flag's value; throws config_error with a message naming the value.
+using apply_fn = void (*)(php_server_args&, std::string_view value);
+/// The default a flag has in a fresh server_config, for the help text.
+using default_fn = std::string (*)(const server_config&);
+
+/// One command-line flag. The help text is generated from these, so every accepted flag is
+/// listed and shows the real default.
+struct flag_spec {
+    std::string_view name;        ///< long name without "--"
+    char short_name;              ///< '\0' when there is none
+    std::string_view value_name;  ///< empty for a switch, which takes no value
+    std::string_view description;
+    apply_fn apply;
+    default_fn default_text;  ///< nullptr when the description already says it
+};
+
+/// One command: what `spindle <name> --help` prints and which flags it takes.
+struct command_spec {
+    std::string_view name;
+    std::string_view usage;        ///< after "Usage: spindle "
+    std::string_view summary;      ///< one line in the command list
+    std::string_view description;  ///< a sentence at the top of the command's help
+    std::span<const flag_spec> flags;
+};
+
+bool is_digit(char c) {
+    return c >= '0' && c <= '9';
+}
+
+std::size_t parse_positive_count(std::string_view value) {
+    std::size_t count = 0;
+    for (char c : value) {
+        const auto digit = static_cast<std::size_t>(c - '0');
+        if (!is_digit(c) || count > (std::numeric_limits<std::size_t>::max() - digit) / 10) {
+            count = 0;
+            break;
+        }
+        count = count * 10 + digit;
+    }
+    if (count == 0) {
+        throw config_error("\"" + std::string(value) + "\" is not a positive integer");
+    }
+    return count;
+}
+
+bool ends_with_ignoring_case(std::string_view text, std::string_view suffix) {
+    return text.size() >= suffix.size() &&
+           std::equal(suffix.begin(), suffix.end(), text.end() - suffix.size(), [](char a, char b) {
+               return a == (b >= 'A' && b <= 'Z' ? b - 'A' + 'a' : b);
+           });
+}
+
+void set_index(php_server_args& args, std::string_view value) {
+    // The router runs {path}/{index} as PHP and treats names starting with '.' as hidden, so
+    // only a plain PHP file name can work.
+    if (value.find('/') != std::string_view::npos || value.starts_with('.') ||
+        !ends_with_ignoring_case(value, ".php")) {
+        throw config_error("index \"" + std::string(value) +
+                           "\" must be a file name ending in .php, e.g. index.php");
+    }
+    args.config.index = value;
+}
+
+void add_listen(php_server_args& args, std::string_view value) {
+    listen_address address = parse_listen_address(value);
+    if (!args.listen_given) {
+        args.config.listen.clear();
+        args.listen_given = true;
+    }
+    if (std::find(args.config.listen.begin(), args.config.listen.end(), address) !=
+        args.config.listen.end()) {
+        throw config_error("address \"" + std::string(value) + "\" is given twice");
+    }
+    args.config.listen.push_back(std::move(address));
+}
+
+void set_log_level(php_server_args& args, std::string_view value) {
+    constexpr std::array<std::string_view, 5> levels{"trace", "debug", "info", "warn", "error"};
+    if (std::find(levels.begin(), levels.end(), value) == levels.end()) {
+        throw config_error("unknown log level \"" + std::string(value) +
+                           "\" (use trace, debug, info, warn or error)");
+    }
+    args.config.log_level = value;
+}
+
+void add_php_ini_setting(php_server_args& args, std::string_view value) {
+    const std::size_t equals = value.find('=');
+    const std::string_view key = value.substr(0, equals);
+    if (equals == std::string_view::npos || key.empty() ||
+        key.find_first_of(" \t\r\n") != std::string_view::npos) {
+        throw config_error("\"" + std::string(value) +
+                           "\" is not KEY=VALUE (e.g. memory_limit=256M)");
+    }
+    args.config.php_ini.emplace_back(key, value.substr(equals + 1));
+}
+
+constexpr auto php_server_flags = std::to_array<flag_spec>({
+    {"root", 'r', "DIR", "document root to serve",
+     [](php_server_args& args, std::string_view value) { args.config.root = value; },
+     [](const server_config& config) { return config.root; }},
+    {"listen", 'l', "ADDR", "address to listen on; repeatable", add_listen,
+     [](const server_config& config) {
+         std::string text;
+         for (const listen_address& address : config.listen) {
+             text += (text.empty() ? "" : ", ") + to_string(address);
+         }
+         return text;
+     }},
+    {"threads", '\0', "N", "PHP threads (default: 2 x CPU cores)",
+     [](php_server_args& args, std::string_view value) {
+         args.config.num_threads = parse_positive_count(value);
+     },
+     nullptr},
+    {"io-threads", '\0', "N", "I/O threads (default: CPU cores)",
+     [](php_server_args& args, std::string_view value) {
+         args.config.io_threads = parse_positive_count(value);
+     },
+     nullptr},
+    {"index", '\0', "FILE", "front controller and directory index", set_index,
+     [](const server_config& config) { return config.index; }},
+    {"no-file-server", '\0', "", "serve only PHP, never the other files under the root",
+     [](php_server_args& args, std::string_view) { args.config.file_server = false; }, nullptr},
+    {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
+     [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },
+     nullptr},
+    {"php-ini-set", '\0', "KEY=VALUE", "set a php.ini directive; repeatable", add_php_ini_setting,
+     nullptr},
+    {"max-wait-time", '\0', "DURATION", "longest wait for a free PHP thread, then 503",
+     [](php_server_args& args, std::string_view value) {
+         args.config.max_wait_time = parse_duration(value);
+     },
+     [](const server_config& config) { return format_duration(config.max_wait_time); }},
+    {"max-body-size", '\0', "SIZE", "largest request body (413 above)",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.max_body_size = parse_size(value);
+     },
+     [](const server_config& config) { return format_size(config.limits.max_body_size); }},
+    {"max-header-size", '\0', "SIZE", "largest request line + headers (431 above)",
+     [](php_server_args& args, std::string_view value) {
+         const std::size_t size = parse_size(value);
+         // No request fits in zero bytes; refuse it rather than answer every request with 431.
+         if (size == 0) {
+             throw config_error("size must be above 0");
+         }
+         args.config.limits.max_header_size = size;
+     },
+     [](const server_config& config) { return format_size(config.limits.max_header_size); }},
+    {"read-header-timeout", '\0', "DURATION", "limit to receive the request line and headers",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.read_header_timeout = parse_duration(value);
+     },
+     [](const server_config& config) {
+         return format_duration(config.limits.read_header_timeout);
+     }},
+    {"read-body-timeout", '\0', "DURATION", "limit to receive the whole request body",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.read_body_timeout = parse_duration(value);
+     },
+     [](const server_config& config) { return format_duration(config.limits.read_body_timeout); }},
+    {"write-timeout", '\0', "DURATION", "limit for each write of the response",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.write_timeout = parse_duration(value);
+     },
+     [](const server_config& config) { return format_duration(config.limits.write_timeout); }},
+    {"idle-timeout", '\0', "DURATION", "how long an idle keep-alive connection is kept",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.idle_timeout = parse_duration(value);
+     },
+     [](const server_config& config) { return format_duration(config.limits.idle_timeout); }},
+    {"debug", 'v', "", "log at debug level (same as --log-level debug)",
+     [](php_server_args& args, std::string_view) { args.config.log_level = "debug"; }, nullptr},
+    {"log-level", '\0', "LEVEL", "trace, debug, info, warn or error", set_log_level,
+     [](const server_config& config) { return config.log_level; }},
+});
+
+constexpr command_spec php_server_command{
+    "php-server", "php-server [flags]", "serve a PHP application from a document root",
+    "Serves the PHP application in a document root: a path naming a .php file runs it, a path\n"
+    "naming another file serves that file, and any other path runs the index file.",
+    php_server_flags};
+constexpr command_spec version_command{
+    "version", "version", "print the version", "Prints the version of Spindle.", {}};
+constexpr command_spec help_command{"help",
+                                    "help [command]",
+                                    "show the help of a command",
+                                    "Lists the commands, or shows the flags of one.",
+                                    {}};
+constexpr std::array<const command_spec*, 3> commands{&php_server_command, &version_command,
+                                                      &help_command};
+
+std::string flag_label(const flag_spec& flag) {
+    std::string label =
+        flag.short_name != '\0' ? std::string{'-', flag.short_name} + ", " : std::string("    ");
+    label += "--";
+    label += flag.name;
+    if (!flag.value_name.empty()) {
+        label += ' ';
+        label += flag.value_name;
+    }
+    return label;
+}
+
+std::string general_help() {
+    std::string text =
+        "Spindle, an application server for PHP.\n\nUsage: spindle <command> [flags]\n\n"
+        "Commands:\n";
+    for (const command_spec* command : commands) {
+        text += "  " + std::string(command->name);
+        text.append(12 - command->name.size(), ' ');
+        text += std::string(command->summary) + "\n";
+    }
+    text += "\nRun \"spindle <command> --help\" for the flags of a command.\n";
+    return text;
+}
+
+std::string command_help(const command_spec& command) {
+    constexpr flag_spec help_flag{"help", 'h', "", "show this help", nullptr, nullptr};
+    std::vector<std::string> labels;
+    std::size_t width = flag_label(help_flag).size();
+    for (const flag_spec& flag : command.flags) {
+        labels.push_back(flag_label(flag));
+        width = std::max(width, labels.back().size());
+    }
+    const server_config defaults;
+    std::string text = "Usage: spindle " + std::string(command.usage) + "\n\n" +
+                       std::string(command.description) + "\n\nFlags:\n";
+    auto add_line = [&](const std::string& label, const flag_spec& flag) {
+        text += "  " + label + std::string(width - label.size() + 2, ' ') +
+                std::string(flag.description);
+        if (flag.default_text != nullptr) {
+            text += " (default: " + flag.default_text(defaults) + ")";
+        }
+        text += "\n";
+    };
+    for (std::size_t i = 0; i < command.flags.size(); ++i) {
+        add_line(labels[i], command.flags[i]);
+    }
+    add_line(flag_label(help_flag), help_flag);
+    return text;
+}
+
+const command_spec* find_command(std::string_view name) {
+    for (const command_spec* command : commands) {
+        if (command->name == name) {
+            return command;
+        }
+    }
+    return nullptr;
+}
+
+bool is_help_flag(std::string_view arg) {
+    return arg == "-h" || arg == "--help";
+}
+
+/// A following argument that starts with '-' is taken as the next flag, not as this flag's
+/// value, so a forgotten value is reported instead of swallowing the next flag. "-5" stays a
+/// value so that "--threads -5" is reported as a bad number.
+bool looks_like_flag(std::string_view arg) {
+    return arg.size() > 1 && arg[0] == '-' && !is_digit(arg[1]);
+}
+
+void parse_flags(const command_spec& command, std::span<const std::string_view> args,
+                 php_server_args& state) {
+    const std::string see_help = " (see spindle " + std::string(command.name) + " --help)";
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        if (!looks_like_flag(arg)) {
+            throw config_error("unexpected argument \"" + std::string(arg) + "\" for " +
+                               std::string(command.name) + see_help);
+        }
+        const bool is_long = arg.starts_with("--");
+        const std::string_view body = arg.substr(is_long ? 2 : 1);
+        const std::size_t equals = body.find('=');
+        const std::string_view name = body.substr(0, equals);
+        const std::string display = (is_long ? "--" : "-") + std::string(name);
+
+        const auto flag = std::find_if(
+            command.flags.begin(), command.flags.end(), [&](const flag_spec& candidate) {
+                return is_long ? candidate.name == name
+                               : name.size() == 1 && candidate.short_name == name[0];
+            });
+        if (flag == command.flags.end()) {
+            throw config_error("unknown flag " + display + " for " + std::string(command.name) +
+                               see_help);
+        }
+        std::string_view value;
+        if (flag->value_name.empty()) {
+            if (equals != std::string_view::npos) {
+                throw config_error("flag " + display + " takes no value");
+            }
+        } else if (equals != std::string_view::npos) {
+            value = body.substr(equals + 1);
+        } else if (i + 1 < args.size() && !looks_like_flag(args[i + 1])) {
+            value = args[++i];
+        }
+        if (!flag->value_name.empty() && value.empty()) {
+            throw config_error("flag " + display + " needs a value (" +
+                               std::string(flag->value_name) + ")");
+        }
+        try {
+            flag->apply(state, value);
+        } catch (const config_error& error) {
+            throw config_error("flag " + display + ": " + error.message());
+        }
+    }
+}
+
+command_line help_for(std::string_view topic) {
+    if (topic.empty()) {
+        return {command_kind::help, {}, general_help()};
+    }
+    const command_spec* command = find_command(topic);
+    if (command == nullptr) {
+        throw config_error("unknown command \"" + std::string(topic) + "\" (see spindle --help)");
+    }
+    return {command_kind::help, {}, command_help(*command)};
+}
+
+}  // namespace
+
+std::string_view to_string(command_kind kind) {
+    switch (kind) {
+        case command_kind::php_server: return "php_server";
+        case command_kind::version: return "version";
+        case command_kind::help: return "help";
+    }
+    return "unknown";
+}
+
+command_line parse_command_line(int argc, const char* const argv[]) {
+    if (argc < 2) {
+        return help_for("");
+    }
+    const std::vector<std::string_view> args(argv + 1, argv + argc);
+    std::string_view name = args.front();
+    const std::span<const std::string_view> rest = std::span(args).subspan(1);
+    if (name == "--version") {
+        name = "version";
+    } else if (is_help_flag(name)) {
+        name = "help";
+    }
+    const command_spec* command = find_command(name);
+    if (command == nullptr) {
+        throw config_error((name.starts_with('-')
+                                ? "unknown flag " + std::string(name)
+                                : "unknown command \"" + std::string(name) + "\"") +
+                           " (see spindle --help)");
+    }
+    if (std::any_of(rest.begin(), rest.end(), is_help_flag)) {
+        return help_for(command->name);
+    }
+    if (command == &help_command) {
+        if (rest.size() > 1) {
+            throw config_error("unexpected argument \"" + std::string(rest[1]) +
+                               "\" for help (see spindle help --help)");
+        }
+        return help_for(rest.empty() ? std::string_view() : rest.front());
+    }
+    php_server_args state;
+    parse_flags(*command, rest, state);
+    if (command == &version_command) {
+        return {command_kind::version, {}, {}};
+    }
+    return {command_kind::php_server, std::move(state.config), {}};
+}
+
+}  // namespace spindle::config

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "config/server_config.hpp"
+
+namespace spindle::config {
+
+/// What the user asked the binary to do.
+enum class command_kind {
+    php_server,  ///< run the server with command_line::config
+    version,     ///< print the version and exit
+    help,        ///< print command_line::help_text and exit successfully
+};
+
+/// The name of a command kind, for logs and test output.
+std::string_view to_string(command_kind kind);
+
+/// The parsed command line.
+struct command_line {
+    command_kind kind = command_kind::help;
+    server_config config;   ///< php_server: defaults overridden by the flags given
+    std::string help_text;  ///< help: the text to print, ending in a newline
+};
+
+/// Parses argv (argv[0] is the program). Commands: "php-server [flags]", "version" (or
+/// "--version"), "help [command]" (or "--help", "-h", or no arguments at all). "-h"/"--help"
+/// anywhere after a command gives that command's help. Flags take "--flag value" or
+/// "--flag=value". Nothing here touches the filesystem: the root is checked when the server
+/// starts. Throws config_error naming the offending argument on bad input.
+command_line parse_command_line(int argc, const char* const argv[]);
+
+}  // namespace spindle::config

@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace spindle::config {
+
+/// An address the public listener binds, as given ("127.0.0.1:8080", ":8080", "[::1]:80").
+struct listen_address {
+    std::string host;  ///< empty means every interface; IPv6 without brackets
+    std::uint16_t port = 8080;
+
+    /// Two addresses are equal when host and port are, as written (no name resolution).
+    friend bool operator==(const listen_address&, const listen_address&) = default;
+};
+
+/// Parses "host:port", ":port" (every interface), "[ipv6]:port", each optionally prefixed by
+/// "http://" (case-insensitive, with an optional trailing '/'). The host is an IPv4 address, a
+/// host name, or an IPv6 address in brackets; the port is 0-65535 (0 = any free port).
+/// Throws config_error naming the value on anything else, including "https://" (no TLS here).
+listen_address parse_listen_address(std::string_view text);
+
+/// Writes an address the way parse_listen_address reads it: "host:port", ":port" for every
+/// interface, "[host]:port" for IPv6.
+std::string to_string(const listen_address& address);
+
+}  // namespace spindle::config

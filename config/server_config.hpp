@@ -1,0 +1,45 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/listen_address.hpp"
+
+namespace spindle::config {
+
+/// Limits and timeouts of the HTTP front end. All of them apply per connection.
+struct http_limits {
+    std::size_t max_header_size = 64 * 1024;       ///< request line + headers; over it -> 431
+    std::size_t max_body_size = 64 * 1024 * 1024;  ///< request body; over it -> 413
+    std::size_t body_memory_size = 64 * 1024;      ///< body bytes kept in memory before spilling
+    std::chrono::milliseconds read_header_timeout{10'000};  ///< first byte to end of headers
+    std::chrono::milliseconds read_body_timeout{60'000};    ///< whole request body
+    std::chrono::milliseconds write_timeout{60'000};        ///< each write of the response
+    std::chrono::milliseconds idle_timeout{60'000};  ///< keep-alive wait for the next request
+    std::size_t max_connections =
+        10'000;  ///< accepted connections at once; more wait in the backlog
+};
+
+/// Everything a running server needs; built from CLI flags (config/command_line.hpp) and, later,
+/// from the Caddyfile/JSON front ends. Read-only once the server starts.
+struct server_config {
+    std::vector<listen_address> listen{{"", 8080}};
+    std::string root = ".";  ///< document root, made absolute by validation
+    std::string index = "index.php";
+    bool file_server = true;                          ///< serve non-PHP files under root
+    std::size_t num_threads = 0;                      ///< PHP slot threads; 0 = 2 x CPU cores
+    std::size_t io_threads = 0;                       ///< I/O threads; 0 = CPU cores
+    std::chrono::milliseconds max_wait_time{30'000};  ///< queued request deadline -> 503
+    std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
+    std::optional<std::string> php_ini_file;          ///< --php-ini: replaces php.ini lookup
+    std::vector<std::pair<std::string, std::string>> php_ini;  ///< extra ini settings
+    http_limits limits;
+    std::string log_level = "info";
+};
+
+}  // namespace spindle::config

@@ -1,0 +1,211 @@
+#include "sapi/engine.hpp"
+
+#include <csignal>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+#include <spdlog/spdlog.h>
+
+#include "sapi/env_snapshot.hpp"
+#include "sapi/php.hpp"
+#include "sapi/php_functions.hpp"
+#include "sapi/sapi_module.hpp"
+#include "sapi/slot_context.hpp"
+
+namespace spindle::sapi {
+namespace {
+
+// PHP's SAPI layer is process-global, so are these: one entry per slot, sized once by the
+// engine's constructor before any slot thread starts, then each entry is touched only by its
+// own slot thread.
+std::vector<slot_context> contexts;
+// The environment imported once at start-up (php_import_environment_variables hook).
+std::unique_ptr<env_snapshot> environment;
+// The slot the calling thread serves; null on I/O and control threads.
+thread_local slot_context* thread_slot = nullptr;
+
+void import_environment(zval* array) {
+    environment->import_into(array);
+}
+
+// Defaults that a php.ini may override (ini_defaults runs before php.ini is parsed): the
+// production choices of php.ini-production, except output_buffering, which stays at PHP's
+// built-in 0 as in FrankenPHP so that flush() reaches the client; the front end buffers
+// unflushed output itself.
+void ini_defaults(HashTable* configuration) {
+    auto set = [configuration](std::string_view name, std::string_view value) {
+        zval tmp;
+        ZVAL_NEW_STR(&tmp, zend_string_init(value.data(), value.size(), 1));
+        zend_hash_str_update(configuration, name.data(), name.size(), &tmp);
+    };
+    set("display_errors", "0");
+    set("display_startup_errors", "0");
+    set("log_errors", "1");
+    set("html_errors", "0");
+    set("expose_php", "0");
+    set("max_execution_time", "30");
+    set("opcache.enable", "1");
+    set("opcache.validate_timestamps", "1");
+}
+
+int startup(sapi_module_struct* module) {
+    return php_module_startup(module, &spindle_module_entry);
+}
+
+// "key=value" lines for PHP's ini_entries: OPcache first (a shared object in 8.2, so it must be
+// loaded by name), then the operator's settings, which win over php.ini.
+std::string build_ini_entries(const engine_options& options) {
+    std::string entries = "zend_extension=" SPINDLE_PHP_EXTENSION_DIR "/opcache.so\n";
+    for (const auto& [key, value] : options.ini_overrides) {
+        entries.append(key).append("=\"").append(value).append("\"\n");
+    }
+    return entries;
+}
+
+char* persistent_copy(const std::string& text) {
+    char* copy = static_cast<char*>(malloc(text.size() + 1));
+    std::memcpy(copy, text.c_str(), text.size() + 1);
+    return copy;
+}
+
+// The Cookie header values joined the way PHP parses them.
+void collect_cookies(const request& req, std::string& out) {
+    out.clear();
+    for (const header& h : req.headers) {
+        if (h.name.size() == 6 && strncasecmp(h.name.c_str(), "cookie", 6) == 0) {
+            if (!out.empty()) {
+                out.append("; ");
+            }
+            out.append(h.value);
+        }
+    }
+}
+
+const header* find_header(const request& req, std::string_view name) {
+    for (const header& h : req.headers) {
+        if (h.name.size() == name.size() &&
+            strncasecmp(h.name.data(), name.data(), name.size()) == 0) {
+            return &h;
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+slot_context* current_slot() noexcept {
+    return thread_slot;
+}
+
+engine::engine(engine_options options) {
+    contexts.resize(options.num_slots);
+    for (std::size_t i = 0; i < contexts.size(); ++i) {
+        contexts[i].index = i;
+    }
+    environment = std::make_unique<env_snapshot>();
+
+    php_tsrm_startup();
+    sapi_startup(&spindle_sapi_module);
+
+    spindle_sapi_module.startup = startup;
+    spindle_sapi_module.ini_defaults = ini_defaults;
+    spindle_sapi_module.php_ini_ignore_cwd = 1;
+    if (options.ini_file) {
+        spindle_sapi_module.php_ini_path_override = persistent_copy(*options.ini_file);
+    }
+    spindle_sapi_module.ini_entries = persistent_copy(build_ini_entries(options));
+    php_import_environment_variables = import_environment;
+
+    if (spindle_sapi_module.startup(&spindle_sapi_module) == FAILURE) {
+        throw std::runtime_error("PHP failed to start; see the PHP messages above");
+    }
+    if (zend_get_extension("Zend OPcache") == nullptr) {
+        spdlog::get("sapi")->warn(
+            "OPcache is not loaded: every request compiles its scripts. Check that "
+            "{}/opcache.so exists and that your php.ini does not disable it",
+            SPINDLE_PHP_EXTENSION_DIR);
+    }
+    // php_init_config() records the php.ini it loaded under this name.
+    zval* ini_path = cfg_get_entry("cfg_file_path", sizeof("cfg_file_path") - 1);
+    spdlog::get("sapi")->info(
+        "PHP {} started (ZTS, SAPI {}), php.ini: {}", PHP_VERSION, spindle_sapi_module.name,
+        ini_path != nullptr && Z_TYPE_P(ini_path) == IS_STRING ? Z_STRVAL_P(ini_path) : "(none)");
+}
+
+engine::~engine() {
+    php_module_shutdown();
+    sapi_shutdown();
+    tsrm_shutdown();
+    free(spindle_sapi_module.ini_entries);
+    spindle_sapi_module.ini_entries = nullptr;
+    free(spindle_sapi_module.php_ini_path_override);
+    spindle_sapi_module.php_ini_path_override = nullptr;
+    environment.reset();
+}
+
+engine::thread_scope::thread_scope(engine&, std::size_t index) {
+    // The thread's whole PHP state (executor, compiler, SAPI globals, Zend MM heap); it stays
+    // until the destructor, across every request this thread serves.
+    (void)ts_resource(0);
+    thread_slot = &contexts[index];
+}
+
+engine::thread_scope::~thread_scope() {
+    thread_slot = nullptr;
+    ts_free_thread();
+}
+
+const char* engine::php_version() noexcept {
+    return PHP_VERSION;
+}
+
+void engine::run_script(request& req) noexcept {
+    slot_context& ctx = *thread_slot;
+    ctx.req = &req;
+    ctx.finished = false;
+    collect_cookies(req, ctx.cookies);
+
+    // SAPI reads these during php_request_startup(); they point into `req`, which outlives it.
+    SG(server_context) = &ctx;
+    SG(request_info).request_method = req.method.c_str();
+    SG(request_info).query_string = req.query.empty() ? nullptr : req.query.data();
+    SG(request_info).request_uri = req.uri.data();
+    SG(request_info).path_translated = req.script_filename.data();
+    SG(request_info).content_type = req.content_type.empty() ? nullptr : req.content_type.c_str();
+    SG(request_info).content_length = static_cast<zend_long>(req.content_length);
+    SG(sapi_headers).http_response_code = 200;
+    if (const header* auth = find_header(req, "authorization")) {
+        // Fills SG(request_info).auth_user/auth_password (emalloc'd; sapi_deactivate frees them).
+        php_handle_auth_data(auth->value.c_str());
+    }
+
+    if (php_request_startup() == SUCCESS) {
+        zend_file_handle file;
+        zend_stream_init_filename(&file, req.script_filename.c_str());
+        file.primary_script = 1;
+        zend_try {
+            php_execute_script(&file);
+        }
+        zend_end_try();
+        zend_destroy_file_handle(&file);
+    } else {
+        spdlog::get("sapi")->error("[slot {} req {}] PHP request start-up failed", ctx.index,
+                                   req.id);
+    }
+    php_request_shutdown(nullptr);
+
+    if (!ctx.finished) {
+        req.sink->finish();
+        ctx.finished = true;
+    }
+    SG(server_context) = nullptr;
+    SG(request_info).request_method = nullptr;
+    SG(request_info).query_string = nullptr;
+    SG(request_info).request_uri = nullptr;
+    SG(request_info).path_translated = nullptr;
+    SG(request_info).content_type = nullptr;
+    ctx.req = nullptr;
+}
+
+}  // namespace spindle::sapi

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sapi/request.hpp"
+
+namespace spindle::sapi {
+
+/// How PHP is started; read once by the engine's constructor.
+struct engine_options {
+    /// Number of slot threads; fixes the size of the per-slot context array.
+    std::size_t num_slots = 1;
+    /// A php.ini to use instead of PHP's search (--php-ini). PHP_INI_SCAN_DIR still applies.
+    std::optional<std::string> ini_file;
+    /// Settings applied after php.ini, in order (--php-ini-set, php_ini in the Caddyfile).
+    std::vector<std::pair<std::string, std::string>> ini_overrides;
+};
+
+/// The embedded PHP engine: module start-up and shutdown (control thread), the per-thread
+/// interpreter context (slot threads) and running one request on a slot thread.
+///
+/// There is exactly one engine per process (PHP's SAPI state is process-global).
+class engine {
+  public:
+    /// Starts PHP: TSRM, SAPI, php.ini, extensions, OPcache. Throws std::runtime_error with
+    /// PHP's reason when start-up fails. Control thread.
+    explicit engine(engine_options options);
+    /// Shuts PHP down; every slot thread must have ended. Control thread.
+    ~engine();
+    engine(const engine&) = delete;
+    engine& operator=(const engine&) = delete;
+
+    /// Gives the calling thread its PHP context for as long as the object lives and binds the
+    /// thread to slot `index`. One per slot thread, created first thing on that thread.
+    class thread_scope {
+      public:
+        thread_scope(engine& owner, std::size_t index);
+        ~thread_scope();
+        thread_scope(const thread_scope&) = delete;
+        thread_scope& operator=(const thread_scope&) = delete;
+    };
+
+    /// Runs `req.script_filename` as one classic request on the calling slot thread:
+    /// request start-up, execution, shutdown. The response is complete (sink finished) when it
+    /// returns. Never throws; PHP errors become a 500 and a log line.
+    void run_script(request& req) noexcept;
+
+    /// The PHP version string ("8.2.32").
+    static const char* php_version() noexcept;
+};
+
+}  // namespace spindle::sapi

@@ -1,0 +1,56 @@
+#include "sapi/env_snapshot.hpp"
+
+#include <cstring>
+#include <string_view>
+
+extern char** environ;
+
+namespace spindle::sapi {
+namespace {
+
+// A persistent string flagged as interned: PHP never reference-counts or frees an interned
+// string, so many threads can put the same one into their arrays at once. The hash is computed
+// here, before any sharing, because zend_hash computes it lazily (a write) otherwise.
+zend_string* make_shared_string(std::string_view text) {
+    zend_string* s = zend_string_init(text.data(), text.size(), 1);
+    GC_TYPE_INFO(s) = GC_STRING | ((IS_STR_INTERNED | IS_STR_PERSISTENT) << GC_FLAGS_SHIFT);
+    zend_string_hash_val(s);
+    return s;
+}
+
+}  // namespace
+
+env_snapshot::env_snapshot() {
+    for (char** env = environ; env != nullptr && *env != nullptr; ++env) {
+        std::string_view pair(*env);
+        auto equals = pair.find('=');
+        // "=value" and entries without '=' are not variables PHP would show either.
+        if (equals == std::string_view::npos || equals == 0) {
+            continue;
+        }
+        entries_.push_back({make_shared_string(pair.substr(0, equals)),
+                            make_shared_string(pair.substr(equals + 1))});
+    }
+}
+
+env_snapshot::~env_snapshot() {
+    for (const entry& e : entries_) {
+        free(e.name);
+        free(e.value);
+    }
+}
+
+void env_snapshot::import_into(zval* array) const noexcept {
+    HashTable* table = Z_ARRVAL_P(array);
+    if (!HT_IS_PACKED(table)) {
+        // One allocation instead of rehashing as the table grows.
+        zend_hash_extend(table, zend_hash_num_elements(table) + entries_.size(), 0);
+    }
+    for (const entry& e : entries_) {
+        zval value;
+        ZVAL_INTERNED_STR(&value, e.value);
+        zend_symtable_update(table, e.name, &value);
+    }
+}
+
+}  // namespace spindle::sapi

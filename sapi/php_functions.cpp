@@ -1,0 +1,147 @@
+// PHP functions Spindle exports. Each runs on the slot thread executing the calling script.
+
+#include "sapi/php_functions.hpp"
+
+#include "sapi/sapi_module.hpp"
+#include "sapi/slot_context.hpp"
+
+namespace spindle::sapi {
+namespace {
+
+bool equals_ignore_case(std::string_view a, std::string_view b) noexcept {
+    return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+// Completes the response now; the script goes on without a client (php-fpm's
+// fastcgi_finish_request(), FrankenPHP's frankenphp_finish_request()).
+void finish_request(zval* return_value) {
+    slot_context* ctx = current_slot();
+    if (ctx == nullptr || ctx->req == nullptr || ctx->finished) {
+        RETURN_FALSE;
+    }
+    php_output_end_all();
+    php_header();
+    ctx->req->sink->finish();
+    ctx->finished = true;
+    RETURN_TRUE;
+}
+
+// The request headers as the client sent them; repeated names joined with ", ".
+void request_headers(zval* return_value) {
+    array_init(return_value);
+    slot_context* ctx = current_slot();
+    if (ctx == nullptr || ctx->req == nullptr) {
+        return;
+    }
+    const auto& headers = ctx->req->headers;
+    for (size_t i = 0; i < headers.size(); ++i) {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; ++j) {
+            seen = equals_ignore_case(headers[j].name, headers[i].name);
+        }
+        if (seen) {
+            continue;
+        }
+        std::string value = headers[i].value;
+        for (size_t j = i + 1; j < headers.size(); ++j) {
+            if (equals_ignore_case(headers[j].name, headers[i].name)) {
+                value.append(", ").append(headers[j].value);
+            }
+        }
+        add_assoc_stringl_ex(return_value, headers[i].name.data(), headers[i].name.size(),
+                             value.data(), value.size());
+    }
+}
+
+// The response headers set so far, name => value (Apache's apache_response_headers()).
+void response_headers(zval* return_value) {
+    array_init(return_value);
+    zend_llist_position pos;
+    auto& list = SG(sapi_headers).headers;
+    for (auto* h = static_cast<sapi_header_struct*>(zend_llist_get_first_ex(&list, &pos));
+         h != nullptr; h = static_cast<sapi_header_struct*>(zend_llist_get_next_ex(&list, &pos))) {
+        std::string_view line(h->header, h->header_len);
+        auto colon = line.find(':');
+        if (colon == std::string_view::npos) {
+            continue;
+        }
+        std::string_view value = line.substr(colon + 1);
+        while (!value.empty() && value.front() == ' ') {
+            value.remove_prefix(1);
+        }
+        add_assoc_stringl_ex(return_value, h->header, colon, value.data(), value.size());
+    }
+}
+
+}  // namespace
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_finish_request, 0, 0, _IS_BOOL, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_headers_array, 0, 0, IS_ARRAY, 0)
+ZEND_END_ARG_INFO()
+
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_headers_send, 0, 0, IS_LONG, 0)
+ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, status, IS_LONG, 0, "200")
+ZEND_END_ARG_INFO()
+
+PHP_FUNCTION(frankenphp_finish_request) {
+    ZEND_PARSE_PARAMETERS_NONE();
+    finish_request(return_value);
+}
+
+PHP_FUNCTION(getallheaders) {
+    ZEND_PARSE_PARAMETERS_NONE();
+    request_headers(return_value);
+}
+
+PHP_FUNCTION(apache_response_headers) {
+    ZEND_PARSE_PARAMETERS_NONE();
+    response_headers(return_value);
+}
+
+// headers_send(int $status = 200): sends the headers set so far. A 1xx status sends them as an
+// interim response (103 Early Hints) and keeps the final status; FrankenPHP's semantics.
+PHP_FUNCTION(headers_send) {
+    zend_long status = 200;
+    ZEND_PARSE_PARAMETERS_START(0, 1)
+    Z_PARAM_OPTIONAL
+    Z_PARAM_LONG(status)
+    ZEND_PARSE_PARAMETERS_END();
+
+    int previous = SG(sapi_headers).http_response_code;
+    SG(sapi_headers).http_response_code = static_cast<int>(status);
+    if (status >= 100 && status < 200) {
+        int result = send_headers_to_sink(&SG(sapi_headers));
+        SG(sapi_headers).http_response_code = previous;
+        RETURN_LONG(result);
+    }
+    RETURN_LONG(sapi_send_headers());
+}
+
+namespace {
+
+const zend_function_entry spindle_functions[] = {
+    ZEND_FE(frankenphp_finish_request, arginfo_finish_request)
+        ZEND_FALIAS(fastcgi_finish_request, frankenphp_finish_request, arginfo_finish_request)
+            ZEND_FE(getallheaders, arginfo_headers_array) ZEND_FALIAS(
+                apache_request_headers, getallheaders, arginfo_headers_array)
+                ZEND_FALIAS(frankenphp_request_headers, getallheaders, arginfo_headers_array)
+                    ZEND_FE(apache_response_headers, arginfo_headers_array) ZEND_FALIAS(
+                        frankenphp_response_headers, apache_response_headers, arginfo_headers_array)
+                        ZEND_FE(headers_send, arginfo_headers_send) ZEND_FE_END};
+
+}  // namespace
+
+zend_module_entry spindle_module_entry = {STANDARD_MODULE_HEADER,
+                                          "spindle",
+                                          spindle_functions,
+                                          nullptr,  // MINIT
+                                          nullptr,  // MSHUTDOWN
+                                          nullptr,  // RINIT
+                                          nullptr,  // RSHUTDOWN
+                                          nullptr,  // MINFO
+                                          SPINDLE_VERSION,
+                                          STANDARD_MODULE_PROPERTIES};
+
+}  // namespace spindle::sapi

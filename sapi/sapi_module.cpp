@@ -1,0 +1,200 @@
+// The SAPI callbacks: how PHP reads the request and writes the response through the slot's
+// context. Every callback runs on the PHP slot thread serving the request. They are noexcept:
+// a C++ exception must never unwind through Zend frames, and no callback keeps a C++ object
+// with a destructor alive across a call that may bail out (longjmp) - see ub_write.
+
+#include "sapi/sapi_module.hpp"
+
+#include <syslog.h>
+
+#include <spdlog/spdlog.h>
+
+#include "sapi/server_variables.hpp"
+#include "sapi/slot_context.hpp"
+
+namespace spindle::sapi {
+namespace {
+
+slot_context* context() noexcept {
+    return static_cast<slot_context*>(SG(server_context));
+}
+
+int on_activate() noexcept {
+    slot_context* ctx = context();
+    if (ctx == nullptr || ctx->req == nullptr) {
+        return SUCCESS;
+    }
+    // sapi_activate() resets these after our request setup; this callback runs after it.
+    SG(request_info).proto_num = ctx->req->http_version == 10 ? 1000 : 1100;
+    // PHP marks HEAD as headers-only; Spindle runs the script fully so HEAD reports the same
+    // Content-Length as GET, and drops the body in the front end.
+    SG(request_info).headers_only = 0;
+    return SUCCESS;
+}
+
+size_t on_ub_write(const char* str, size_t length) noexcept {
+    slot_context* ctx = context();
+    if (ctx == nullptr || ctx->req == nullptr) {
+        // Output outside any request (start-up warnings): to the log, never to a client.
+        spdlog::get("php")->info("{}", std::string_view(str, length));
+        return length;
+    }
+    if (ctx->finished) {
+        // After frankenphp_finish_request(): the client already has its complete response.
+        return length;
+    }
+    bool delivered = ctx->req->sink->write(std::string_view(str, length));
+    if (!delivered) {
+        // Bails out (longjmp) unless ignore_user_abort; nothing with a destructor is alive here.
+        php_handle_aborted_connection();
+    }
+    return length;
+}
+
+void on_flush(void* server_context) noexcept {
+    auto* ctx = static_cast<slot_context*>(server_context);
+    if (ctx == nullptr || ctx->req == nullptr || ctx->finished) {
+        return;
+    }
+    // PHP flushes before headers are out in some paths (flush() on an empty buffer).
+    if (!SG(headers_sent)) {
+        sapi_send_headers();
+    }
+    if (!ctx->req->sink->flush()) {
+        php_handle_aborted_connection();
+    }
+}
+
+int on_send_headers(sapi_headers_struct* headers) noexcept {
+    return send_headers_to_sink(headers);
+}
+
+size_t on_read_post(char* buffer, size_t count) noexcept {
+    slot_context* ctx = context();
+    if (ctx == nullptr || ctx->req == nullptr) {
+        return 0;
+    }
+    return ctx->req->body->read(buffer, count);
+}
+
+char* on_read_cookies() noexcept {
+    slot_context* ctx = context();
+    if (ctx == nullptr || ctx->cookies.empty()) {
+        return nullptr;
+    }
+    return ctx->cookies.data();
+}
+
+void on_register_variables(zval* track_vars_array) noexcept {
+    slot_context* ctx = context();
+    php_import_environment_variables(track_vars_array);
+    if (ctx != nullptr && ctx->req != nullptr) {
+        register_server_variables(*ctx->req, track_vars_array);
+    }
+}
+
+void on_log_message(const char* message, int syslog_type) noexcept {
+    auto level = spdlog::level::info;
+    if (syslog_type <= LOG_ERR) {
+        level = spdlog::level::err;
+    } else if (syslog_type == LOG_WARNING) {
+        level = spdlog::level::warn;
+    } else if (syslog_type >= LOG_INFO) {
+        level = spdlog::level::debug;
+    }
+    const slot_context* ctx = context();
+    if (ctx != nullptr && ctx->req != nullptr) {
+        spdlog::get("php")->log(level, "[slot {} req {}] {}", ctx->index, ctx->req->id, message);
+    } else {
+        spdlog::get("php")->log(level, "{}", message);
+    }
+}
+
+zend_result on_get_request_time(double* request_time) noexcept {
+    const slot_context* ctx = context();
+    if (ctx == nullptr || ctx->req == nullptr) {
+        return FAILURE;
+    }
+    *request_time = ctx->req->start_time;
+    return SUCCESS;
+}
+
+}  // namespace
+
+int send_headers_to_sink(sapi_headers_struct* headers) noexcept {
+    slot_context* ctx = context();
+    if (ctx == nullptr || ctx->req == nullptr || ctx->finished) {
+        return SAPI_HEADER_SENT_SUCCESSFULLY;
+    }
+    int status = headers->http_response_code > 0 ? headers->http_response_code : 200;
+
+    std::vector<header> fields;
+    fields.reserve(zend_llist_count(&headers->headers));
+    zend_llist_position pos;
+    for (auto* h =
+             static_cast<sapi_header_struct*>(zend_llist_get_first_ex(&headers->headers, &pos));
+         h != nullptr;
+         h = static_cast<sapi_header_struct*>(zend_llist_get_next_ex(&headers->headers, &pos))) {
+        std::string_view line(h->header, h->header_len);
+        auto colon = line.find(':');
+        if (colon == std::string_view::npos || colon == 0) {
+            continue;
+        }
+        std::string_view value = line.substr(colon + 1);
+        while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
+            value.remove_prefix(1);
+        }
+        fields.push_back({std::string(line.substr(0, colon)), std::string(value)});
+    }
+
+    if (status >= 100 && status < 200) {
+        ctx->req->sink->send_informational(status, fields);
+        return SAPI_HEADER_SENT_SUCCESSFULLY;
+    }
+
+    // header("HTTP/1.1 418 I'm a teapot") keeps its own reason phrase: "HTTP/x.y CODE REASON".
+    std::string_view reason;
+    if (headers->http_status_line != nullptr) {
+        std::string_view line(headers->http_status_line);
+        auto first = line.find(' ');
+        auto second = first == std::string_view::npos ? first : line.find(' ', first + 1);
+        if (second != std::string_view::npos) {
+            reason = line.substr(second + 1);
+        }
+    }
+    ctx->req->sink->send_head(status, reason, std::move(fields));
+    return SAPI_HEADER_SENT_SUCCESSFULLY;
+}
+
+sapi_module_struct spindle_sapi_module = {
+    const_cast<char*>("spindle"),  // name: also OPcache's allow-list entry (build-php.sh)
+    const_cast<char*>("Spindle"),  // pretty name
+
+    nullptr,                      // startup: set by the engine (needs the module entry)
+    php_module_shutdown_wrapper,  // shutdown
+
+    on_activate,  // activate
+    nullptr,      // deactivate
+
+    on_ub_write,  // unbuffered write
+    on_flush,     // flush
+    nullptr,      // get uid
+    nullptr,      // getenv
+
+    php_error,  // error handler
+
+    nullptr,          // header handler: PHP's own list is what we send
+    on_send_headers,  // send headers handler
+    nullptr,          // send header handler: unused, send_headers takes the whole list
+
+    on_read_post,     // read POST data
+    on_read_cookies,  // read Cookies
+
+    on_register_variables,  // register server variables
+    on_log_message,         // log message
+    on_get_request_time,    // request time
+    nullptr,                // child terminate
+
+    STANDARD_SAPI_MODULE_PROPERTIES};
+
+}  // namespace spindle::sapi

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Fails when a C++ file differs from what .clang-format makes of it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
+if ((${#files[@]} == 0)); then
+  exit 0
+fi
+if ! clang-format --dry-run --Werror "${files[@]}"; then
+  echo "check-format: run clang-format -i on the files above" >&2
+  exit 1
+fi
+echo "check-format: ${#files[@]} files formatted" >&2

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian package Spindle needs to build PHP, build itself and
+# run its tests. Idempotent: a second run only checks what is installed.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config autoconf bison re2c dpkg-dev git clang-format
+  # PHP extension libraries (ZTS libphp is built from source against these)
+  libxml2-dev libsqlite3-dev libssl-dev libicu-dev libonig-dev libsodium-dev
+  zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
+  libzip-dev libargon2-dev
+  # Spindle itself
+  libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  libbenchmark-dev
+  # integration tests
+  python3 python3-pytest curl wrk procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present" >&2
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

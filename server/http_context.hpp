@@ -1,0 +1,29 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "config/server_config.hpp"
+#include "server/router.hpp"
+
+namespace spindle::worker {
+class pool;
+}
+
+namespace spindle::server {
+
+/// What every connection of one server shares: configuration, routing, the PHP pool and a few
+/// counters. Built by the control thread before the first accept; its plain fields are then
+/// read-only, its atomics updated by I/O threads.
+struct http_context {
+    const config::server_config& config;
+    router_options router;
+    worker::pool& pool;
+    std::atomic<std::uint64_t> next_request_id{1};
+    std::atomic<std::size_t> connections{0};       ///< open connections
+    std::atomic<std::size_t> active_responses{0};  ///< requests being answered now
+    std::atomic<bool> stopping{false};             ///< graceful shutdown: no more keep-alive
+};
+
+}  // namespace spindle::server

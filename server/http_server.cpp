@@ -1,0 +1,122 @@
+#include "server/http_server.hpp"
+
+#include <csignal>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/ip/address.hpp>
+
+#include "server/listener.hpp"
+#include "worker/pool.hpp"
+
+namespace spindle::server {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// How long in-flight requests get to finish after SIGTERM before the process exits anyway.
+constexpr std::chrono::seconds drain_grace{30};
+
+tcp::endpoint resolve_endpoint(const config::listen_address& address) {
+    if (address.host.empty()) {
+        return {tcp::v4(), address.port};
+    }
+    std::string host = address.host;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    if (host == "localhost") {
+        host = "127.0.0.1";
+    }
+    boost::system::error_code ec;
+    auto ip = net::ip::make_address(host, ec);
+    if (ec) {
+        throw std::system_error(ec, "cannot listen on " + address.host +
+                                        ": not an IP address (host names other than localhost "
+                                        "are not resolved)");
+    }
+    return {ip, address.port};
+}
+
+}  // namespace
+
+http_server::http_server(const config::server_config& config, std::string root, worker::pool& pool)
+    : config_(config),
+      ioc_(),
+      context_{config, router_options{std::move(root), config.index, config.file_server}, pool},
+      signals_(ioc_, SIGINT, SIGTERM),
+      drain_timer_(ioc_) {
+    for (const auto& address : config.listen) {
+        listeners_.push_back(std::make_shared<listener>(ioc_, resolve_endpoint(address), context_));
+    }
+}
+
+http_server::~http_server() = default;
+
+void http_server::run() {
+    for (auto& l : listeners_) {
+        auto endpoint = l->local_endpoint();
+        std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
+                                                      : endpoint.address().to_string();
+        spdlog::get("server")->info("listening on http://{}:{}", host, endpoint.port());
+        l->run();
+    }
+    signals_.async_wait(
+        [this](const boost::system::error_code& ec, int signal) { on_signal(ec, signal); });
+
+    std::size_t io_threads = config_.io_threads;
+    if (io_threads == 0) {
+        io_threads = std::max(1u, std::thread::hardware_concurrency());
+    }
+    std::vector<std::thread> threads;
+    threads.reserve(io_threads - 1);
+    for (std::size_t i = 1; i < io_threads; ++i) {
+        threads.emplace_back([this] { ioc_.run(); });
+    }
+    ioc_.run();
+    for (auto& t : threads) {
+        t.join();
+    }
+}
+
+void http_server::on_signal(const boost::system::error_code& ec, int signal) {
+    if (ec) {
+        return;
+    }
+    if (draining_) {
+        spdlog::get("server")->warn("second signal ({}): stopping now", signal);
+        ioc_.stop();
+        return;
+    }
+    draining_ = true;
+    spdlog::get("server")->info("signal {}: no new connections, finishing in-flight requests",
+                                signal);
+    context_.stopping.store(true);
+    for (auto& l : listeners_) {
+        l->stop();
+    }
+    signals_.async_wait([this](const boost::system::error_code& e, int s) { on_signal(e, s); });
+    drain_deadline_ = std::chrono::steady_clock::now() + drain_grace;
+    check_drained();
+}
+
+void http_server::check_drained() {
+    auto stats = context_.pool.stats();
+    bool idle = stats.busy == 0 && stats.queued == 0 && context_.active_responses.load() == 0;
+    if (idle || std::chrono::steady_clock::now() >= drain_deadline_) {
+        if (!idle) {
+            spdlog::get("server")->warn("grace period over with requests still running; exiting");
+        }
+        ioc_.stop();
+        return;
+    }
+    drain_timer_.expires_after(std::chrono::milliseconds(20));
+    drain_timer_.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) {
+            check_drained();
+        }
+    });
+}
+
+}  // namespace spindle::server

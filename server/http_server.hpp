@@ -1,0 +1,52 @@
+#pragma once
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "config/server_config.hpp"
+#include "server/http_context.hpp"
+
+namespace spindle::worker {
+class pool;
+}
+
+namespace spindle::server {
+
+class listener;
+
+/// The public HTTP front end: listeners, the I/O threads that run every connection, and the
+/// signals that stop it. Built and run by the control thread (main).
+class http_server {
+  public:
+    /// Binds every listen address (throws std::system_error on failure, before anything is
+    /// served). `root` must be the canonical document root.
+    http_server(const config::server_config& config, std::string root, worker::pool& pool);
+    ~http_server();
+    http_server(const http_server&) = delete;
+    http_server& operator=(const http_server&) = delete;
+
+    /// Accepts connections on `io_threads` threads until SIGINT/SIGTERM, then drains: no new
+    /// connections, in-flight requests finish (up to the grace period), and returns. A second
+    /// signal stops at once.
+    void run();
+
+  private:
+    void on_signal(const boost::system::error_code& ec, int signal);
+    void check_drained();
+
+    const config::server_config& config_;
+    boost::asio::io_context ioc_;
+    http_context context_;
+    std::vector<std::shared_ptr<listener>> listeners_;
+    boost::asio::signal_set signals_;
+    boost::asio::steady_timer drain_timer_;
+    std::chrono::steady_clock::time_point drain_deadline_;
+    bool draining_ = false;
+};
+
+}  // namespace spindle::server

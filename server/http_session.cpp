@@ -1,0 +1,735 @@
+#include "server/http_session.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/error.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+
+#include <spdlog/spdlog.h>
+
+#include "server/body_store.hpp"
+#include "server/http_date.hpp"
+#include "server/mime_types.hpp"
+#include "server/php_exchange.hpp"
+#include "server/static_file.hpp"
+#include "server/status_text.hpp"
+#include "worker/pool.hpp"
+
+namespace spindle::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+namespace {
+
+constexpr std::size_t file_chunk_size = 64 * 1024;
+// Bytes accepted in the read buffer beyond the header limit (pipelined requests, body start).
+constexpr std::size_t read_buffer_slack = 16 * 1024;
+
+std::shared_ptr<spdlog::logger> log() {
+    return spdlog::get("server");
+}
+
+void append_number(std::string& out, std::uint64_t n) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    out.append(digits, end);
+}
+
+double now_seconds() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// Header names PHP may see: RFC 9110 tokens restricted further to letters, digits and '-', as
+// nginx does by default. A '_' would let "X_Forwarded_For" spoof HTTP_X_FORWARDED_FOR.
+bool is_forwardable_header_name(std::string_view name) {
+    if (name.empty()) {
+        return false;
+    }
+    for (char c : name) {
+        bool ok =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// Host: reg-name, IPv4 or [IPv6], optional :port. Anything else could smuggle paths or
+// headers into SERVER_NAME.
+bool is_valid_host(std::string_view host) {
+    if (host.empty()) {
+        return false;
+    }
+    for (char c : host) {
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '-' || c == '.' || c == ':' || c == '[' || c == ']' || c == '_';
+        if (!ok) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// "example.com:8080" -> "example.com"; "[::1]:80" -> "[::1]".
+std::string_view host_without_port(std::string_view host) {
+    if (host.starts_with('[')) {
+        auto close = host.find(']');
+        return close == std::string_view::npos ? host : host.substr(0, close + 1);
+    }
+    auto colon = host.rfind(':');
+    return colon == std::string_view::npos ? host : host.substr(0, colon);
+}
+
+}  // namespace
+
+http_session::http_session(net::ip::tcp::socket&& socket, http_context& context)
+    : stream_(std::move(socket)),
+      context_(context),
+      buffer_(context.config.limits.max_header_size + read_buffer_slack),
+      queue_timer_(stream_.get_executor()) {
+    context_.connections.fetch_add(1, std::memory_order_relaxed);
+    beast::error_code ec;
+    auto remote = stream_.socket().remote_endpoint(ec);
+    if (!ec) {
+        remote_addr_ = remote.address().to_string();
+        remote_port_ = remote.port();
+    }
+    auto local = stream_.socket().local_endpoint(ec);
+    if (!ec) {
+        local_addr_ = local.address().to_string();
+        local_port_ = local.port();
+    }
+    stream_.socket().set_option(net::ip::tcp::no_delay(true), ec);
+}
+
+http_session::~http_session() {
+    if (file_fd_ >= 0) {
+        ::close(file_fd_);
+    }
+    if (in_response_) {
+        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
+    }
+    context_.connections.fetch_sub(1, std::memory_order_relaxed);
+}
+
+void http_session::start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_wait_request(); });
+}
+
+// --- reading -----------------------------------------------------------------------------
+
+void http_session::do_wait_request() {
+    if (context_.stopping.load(std::memory_order_relaxed)) {
+        do_close();
+        return;
+    }
+    if (buffer_.size() > 0) {
+        // A pipelined request is already here.
+        do_read_header();
+        return;
+    }
+    // Keep-alive idle: wait for the first byte of the next request.
+    stream_.expires_after(context_.config.limits.idle_timeout);
+    stream_.async_read_some(
+        buffer_.prepare(read_buffer_slack),
+        beast::bind_front_handler(&http_session::on_wait_request, shared_from_this()));
+}
+
+void http_session::on_wait_request(beast::error_code ec, std::size_t bytes) {
+    if (ec) {
+        // EOF, reset or idle timeout between requests: nothing to answer.
+        do_close();
+        return;
+    }
+    buffer_.commit(bytes);
+    do_read_header();
+}
+
+void http_session::do_read_header() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(context_.config.limits.max_header_size));
+    parser_->body_limit(context_.config.limits.max_body_size);
+    body_.reset();
+    // One deadline for the whole header block, so a client dripping bytes cannot hold on.
+    stream_.expires_after(context_.config.limits.read_header_timeout);
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        beast::bind_front_handler(&http_session::on_read_header, shared_from_this()));
+}
+
+void http_session::on_read_header(beast::error_code ec, std::size_t) {
+    request_id_ = context_.next_request_id.fetch_add(1, std::memory_order_relaxed);
+    request_start_ = now_seconds();
+    if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
+        ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+        do_close();
+        return;
+    }
+    keep_alive_ = false;
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+        respond(431, "request header block too large", false);
+        return;
+    }
+    if (ec == http::error::body_limit) {
+        respond(413, "request body too large", false);
+        return;
+    }
+    if (ec) {
+        respond(400, std::string("malformed request: ") + ec.message(), false);
+        return;
+    }
+    if (!validate_header()) {
+        return;
+    }
+    const auto& req = parser_->get();
+    body_ = std::make_unique<body_store>(context_.config.limits.body_memory_size);
+
+    auto expect = req[http::field::expect];
+    if (!expect.empty()) {
+        if (!beast::iequals(expect, "100-continue")) {
+            respond(417, "only Expect: 100-continue is supported", false);
+            return;
+        }
+        if (req.version() >= 11 && !parser_->is_done()) {
+            stream_.expires_after(context_.config.limits.write_timeout);
+            static constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+            net::async_write(
+                stream_, net::buffer(continue_line),
+                beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
+            return;
+        }
+    }
+    do_read_body();
+}
+
+void http_session::on_continue_sent(beast::error_code ec, std::size_t) {
+    if (ec) {
+        do_close();
+        return;
+    }
+    do_read_body();
+}
+
+bool http_session::validate_header() {
+    auto& req = parser_->get();
+    keep_alive_ = req.keep_alive();
+    if (req.version() != 10 && req.version() != 11) {
+        respond(505, "only HTTP/1.0 and HTTP/1.1 are supported", false);
+        return false;
+    }
+
+    // Request-target: origin form, or absolute form ("http://host/path") from proxies.
+    std::string_view target = req.target();
+    if (target.find('\0') != std::string_view::npos) {
+        respond(400, "NUL byte in request target", false);
+        return false;
+    }
+    if (target.starts_with("http://") || target.starts_with("https://")) {
+        auto authority = target.find("//") + 2;
+        auto path = target.find('/', authority);
+        target = path == std::string_view::npos ? std::string_view("/") : target.substr(path);
+    }
+    if (target == "*" && req.method() == http::verb::options) {
+        respond(204, "", keep_alive_, "Allow: GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS\r\n");
+        return false;
+    }
+    if (!target.starts_with('/')) {
+        respond(400, "request target must be an absolute path", false);
+        return false;
+    }
+    auto question = target.find('?');
+    target_path_.assign(target.substr(0, question));
+    target_query_.assign(question == std::string_view::npos ? std::string_view()
+                                                            : target.substr(question + 1));
+
+    // Exactly one valid Host in HTTP/1.1 (RFC 9112 3.2).
+    std::size_t host_count = 0;
+    for (auto it = req.find(http::field::host); it != req.end() && it->name() == http::field::host;
+         ++it) {
+        ++host_count;
+    }
+    if (req.version() == 11 && host_count != 1) {
+        respond(400, host_count == 0 ? "missing Host header" : "more than one Host header", false);
+        return false;
+    }
+    if (host_count == 1 && !is_valid_host(req[http::field::host])) {
+        respond(400, "invalid Host header", false);
+        return false;
+    }
+
+    // A Transfer-Encoding other than chunked leaves the body length unknown: reject rather
+    // than guess (request smuggling). Beast already rejects Content-Length with chunked.
+    if (req.find(http::field::transfer_encoding) != req.end() && !parser_->chunked()) {
+        respond(501, "unsupported Transfer-Encoding", false);
+        return false;
+    }
+    if (auto length = parser_->content_length();
+        length && *length > context_.config.limits.max_body_size) {
+        respond(413, "request body too large", false);
+        return false;
+    }
+    return true;
+}
+
+void http_session::do_read_body() {
+    if (parser_->is_done()) {
+        handle_request();
+        return;
+    }
+    auto& body = parser_->get().body();
+    body.data = body_chunk_.data();
+    body.size = body_chunk_.size();
+    // Per read, like nginx's client_body_timeout: a large upload on a slow link is fine, a
+    // stalled one is dropped; either way no PHP thread waits for it.
+    stream_.expires_after(context_.config.limits.read_body_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&http_session::on_read_body, shared_from_this()));
+}
+
+void http_session::on_read_body(beast::error_code ec, std::size_t) {
+    if (ec == http::error::need_buffer) {
+        ec = {};
+    }
+    if (ec == http::error::body_limit) {
+        respond(413, "request body too large", false);
+        return;
+    }
+    if (ec == beast::error::timeout || ec == http::error::end_of_stream ||
+        ec == http::error::partial_message || ec == net::error::eof ||
+        ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+        do_close();
+        return;
+    }
+    if (ec) {
+        respond(400, std::string("malformed request body: ") + ec.message(), false);
+        return;
+    }
+    std::size_t received = body_chunk_.size() - parser_->get().body().size;
+    if (received > 0) {
+        if (auto error = body_->append(body_chunk_.data(), received)) {
+            log()->error("[req {}] cannot store request body: {}; check free space in TMPDIR",
+                         request_id_, error.message());
+            respond(500, "cannot store the request body", false);
+            return;
+        }
+    }
+    if (parser_->is_done()) {
+        handle_request();
+    } else {
+        do_read_body();
+    }
+}
+
+// --- answering ---------------------------------------------------------------------------
+
+void http_session::handle_request() {
+    in_response_ = true;
+    context_.active_responses.fetch_add(1, std::memory_order_relaxed);
+    route r = resolve_route(context_.router, target_path_, target_query_);
+    switch (r.kind) {
+        case route_kind::bad_request: respond(400, r.reason, false); return;
+        case route_kind::forbidden: respond(403, r.reason, keep_alive_); return;
+        case route_kind::not_found: respond(404, "not found", keep_alive_); return;
+        case route_kind::redirect: {
+            std::string location = "Location: " + r.location + "\r\n";
+            respond(308, "", keep_alive_, location);
+            return;
+        }
+        case route_kind::static_file: serve_static(r); return;
+        case route_kind::php: dispatch_php(r); return;
+    }
+}
+
+void http_session::serve_static(const route& r) {
+    const auto& req = parser_->get();
+    bool is_head = req.method() == http::verb::head;
+    if (req.method() != http::verb::get && !is_head) {
+        respond(405, "static files answer GET and HEAD only", keep_alive_, "Allow: GET, HEAD\r\n");
+        return;
+    }
+    int fd = ::open(r.file.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        respond(404, "not found", keep_alive_);
+        return;
+    }
+    file_meta meta{static_cast<std::uint64_t>(st.st_size), st.st_mtime};
+    std::string etag = make_etag(meta);
+    std::string last_modified = format_http_date(meta.mtime);
+
+    std::string head;
+    if (is_not_modified(req[http::field::if_none_match], req[http::field::if_modified_since], etag,
+                        meta)) {
+        ::close(fd);
+        std::string validators = "ETag: " + etag + "\r\nLast-Modified: " + last_modified + "\r\n";
+        respond(304, "", keep_alive_, validators);
+        return;
+    }
+    byte_range range{0, meta.size};
+    int status = 200;
+    if (req.method() == http::verb::get) {
+        switch (
+            parse_range(req[http::field::range], req[http::field::if_range], etag, meta, range)) {
+            case range_kind::full: range = {0, meta.size}; break;
+            case range_kind::partial: status = 206; break;
+            case range_kind::unsatisfiable: {
+                ::close(fd);
+                std::string content_range = "Content-Range: bytes */";
+                append_number(content_range, meta.size);
+                content_range.append("\r\n");
+                respond(416, "requested range not satisfiable", keep_alive_, content_range);
+                return;
+            }
+        }
+    }
+
+    head.append(status == 206 ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n");
+    head.append("Date: ").append(current_http_date()).append("\r\n");
+    head.append("Server: Spindle\r\n");
+    head.append("Content-Type: ").append(mime_type_for(r.file)).append("\r\n");
+    head.append("Content-Length: ");
+    append_number(head, range.length);
+    head.append("\r\nLast-Modified: ").append(last_modified);
+    head.append("\r\nETag: ").append(etag);
+    head.append("\r\nAccept-Ranges: bytes\r\n");
+    if (status == 206) {
+        head.append("Content-Range: bytes ");
+        append_number(head, range.first);
+        head.push_back('-');
+        append_number(head, range.first + range.length - 1);
+        head.push_back('/');
+        append_number(head, meta.size);
+        head.append("\r\n");
+    }
+    if (!keep_alive_) {
+        head.append("Connection: close\r\n");
+    } else if (req.version() < 11) {
+        head.append("Connection: keep-alive\r\n");
+    }
+    head.append("\r\n");
+
+    if (is_head || range.length == 0) {
+        ::close(fd);
+        queue({std::move(head), 0, true, keep_alive_});
+        return;
+    }
+    file_fd_ = fd;
+    file_offset_ = range.first;
+    file_remaining_ = range.length;
+    queue({std::move(head), 0, false, keep_alive_});
+}
+
+void http_session::pump_file() {
+    std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(file_remaining_, file_chunk_size));
+    std::string chunk(want, '\0');
+    ssize_t n;
+    do {
+        n = ::pread(file_fd_, chunk.data(), want, static_cast<off_t>(file_offset_));
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        // The file shrank or failed under us: the promised length cannot be kept.
+        log()->warn("[req {}] static file read failed after the head was sent; closing",
+                    request_id_);
+        ::close(file_fd_);
+        file_fd_ = -1;
+        do_close();
+        return;
+    }
+    chunk.resize(static_cast<std::size_t>(n));
+    file_offset_ += static_cast<std::uint64_t>(n);
+    file_remaining_ -= static_cast<std::uint64_t>(n);
+    bool last = file_remaining_ == 0;
+    if (last) {
+        ::close(file_fd_);
+        file_fd_ = -1;
+    }
+    queue({std::move(chunk), 0, last, keep_alive_});
+}
+
+void http_session::dispatch_php(const route& r) {
+    auto& req = parser_->get();
+    bool is_head = req.method() == http::verb::head;
+    auto exchange = std::make_shared<php_exchange>(shared_from_this(), is_head, keep_alive_);
+    sapi::request& out = exchange->request;
+    out.id = request_id_;
+    out.method.assign(req.method_string());
+    out.uri.assign(target_path_);
+    if (!target_query_.empty()) {
+        out.uri.append("?").append(target_query_);
+    }
+    out.query = target_query_;
+    out.http_version = static_cast<int>(req.version());
+    out.headers.reserve(16);
+    for (const auto& field : req) {
+        std::string_view name = field.name_string();
+        // httpoxy (CVE-2016-5385): a "Proxy" header would become HTTP_PROXY, which HTTP
+        // client libraries read as their proxy setting.
+        if (!is_forwardable_header_name(name) || beast::iequals(name, "proxy")) {
+            continue;
+        }
+        out.headers.push_back({std::string(name), std::string(field.value())});
+    }
+    out.remote_addr = remote_addr_;
+    out.remote_port = remote_port_;
+    out.server_addr = local_addr_;
+    out.server_port = local_port_;
+    auto host = req[http::field::host];
+    out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
+    out.document_root = context_.router.root;
+    out.script_filename = r.file;
+    out.script_name = r.script_name;
+    out.path_info = r.path_info;
+    out.content_type.assign(req[http::field::content_type]);
+    out.content_length = body_->size();
+    out.start_time = request_start_;
+    // The body moves into the exchange: the PHP thread reads it from there.
+    exchange->body = std::move(body_);
+    out.body = exchange->body.get();
+    out.sink = exchange.get();
+
+    exchange_ = exchange;
+    worker::job job(exchange, &exchange->request);
+    switch (context_.pool.submit(std::move(job), &queue_ticket_)) {
+        case worker::submit_result::assigned: watch_for_disconnect(); return;
+        case worker::submit_result::queued:
+            queue_timer_.expires_after(context_.config.max_wait_time);
+            queue_timer_.async_wait(
+                beast::bind_front_handler(&http_session::on_queue_timeout, shared_from_this()));
+            watch_for_disconnect();
+            return;
+        case worker::submit_result::rejected:
+            exchange_.reset();
+            respond(503, "every PHP thread is busy and the queue is full; retry shortly",
+                    keep_alive_, "Retry-After: 1\r\n");
+            return;
+    }
+}
+
+void http_session::on_queue_timeout(beast::error_code ec) {
+    if (ec || !exchange_) {
+        return;
+    }
+    // Still queued past max_wait_time: take it back and answer for it. If a slot already took
+    // it, the slot answers.
+    if (context_.pool.withdraw(queue_ticket_)) {
+        log()->warn(
+            "[req {}] waited {} ms for a PHP thread; answered 503. Raise --threads or "
+            "max_wait_time if this persists",
+            request_id_, context_.config.max_wait_time.count());
+        exchange_->abort();
+        exchange_.reset();
+        ++watch_generation_;
+        respond(503, "every PHP thread stayed busy; retry shortly", keep_alive_,
+                "Retry-After: 1\r\n");
+    }
+}
+
+void http_session::watch_for_disconnect() {
+    // While PHP runs nothing is read; a readable socket then means either the next pipelined
+    // request or the client leaving. MSG_PEEK tells which without consuming anything.
+    auto generation = ++watch_generation_;
+    stream_.socket().async_wait(net::ip::tcp::socket::wait_read,
+                                [self = shared_from_this(), generation](beast::error_code ec) {
+                                    self->on_disconnect_watch(ec, generation);
+                                });
+}
+
+void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t generation) {
+    if (generation != watch_generation_ || !exchange_ || ec == net::error::operation_aborted) {
+        return;
+    }
+    char byte;
+    ssize_t n = ::recv(stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || ec) {
+        log()->debug("[req {}] client disconnected while PHP was running", request_id_);
+        exchange_->abort();
+        if (context_.pool.withdraw(queue_ticket_)) {
+            queue_timer_.cancel();
+        }
+        exchange_.reset();
+        do_close();
+    }
+    // n > 0: pipelined data; it waits in the socket until this response is done.
+}
+
+void http_session::deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive) {
+    if (closed_) {
+        if (exchange_) {
+            exchange_->abort();
+        }
+        return;
+    }
+    queue_timer_.cancel();
+    queue({std::move(bytes), accounted, last, keep_alive});
+}
+
+void http_session::respond(int status, std::string_view body, bool keep_alive,
+                           std::string_view extra_headers) {
+    if (!in_response_) {
+        in_response_ = true;
+        context_.active_responses.fetch_add(1, std::memory_order_relaxed);
+    }
+    bool is_head =
+        parser_ && parser_->is_header_done() && parser_->get().method() == http::verb::head;
+    // An unread request body cannot be skipped reliably: close after the answer.
+    if (!parser_ || !parser_->is_done()) {
+        keep_alive = false;
+    }
+    std::string text;
+    if (status != 204 && status != 304 && !body.empty()) {
+        text.append(std::to_string(status)).append(" ").append(status_text(status));
+        text.append(": ").append(body).append("\n");
+    }
+    std::string head = "HTTP/1.1 ";
+    append_number(head, static_cast<std::uint64_t>(status));
+    head.append(" ").append(status_text(status)).append("\r\n");
+    head.append("Date: ").append(current_http_date()).append("\r\nServer: Spindle\r\n");
+    head.append(extra_headers);
+    if (status != 204 && status != 304) {
+        if (!text.empty()) {
+            head.append("Content-Type: text/plain; charset=utf-8\r\n");
+        }
+        head.append("Content-Length: ");
+        append_number(head, text.size());
+        head.append("\r\n");
+    }
+    if (!keep_alive) {
+        head.append("Connection: close\r\n");
+    } else if (parser_ && parser_->get().version() < 11) {
+        head.append("Connection: keep-alive\r\n");
+    }
+    head.append("\r\n");
+    if (!is_head) {
+        head.append(text);
+    }
+    queue({std::move(head), 0, true, keep_alive});
+}
+
+// --- writing -----------------------------------------------------------------------------
+
+void http_session::queue(outgoing item) {
+    out_.push_back(std::move(item));
+    if (!writing_) {
+        do_write();
+    }
+}
+
+void http_session::do_write() {
+    if (out_.empty()) {
+        writing_ = false;
+        return;
+    }
+    writing_ = true;
+    stream_.expires_after(context_.config.limits.write_timeout);
+    net::async_write(stream_, net::buffer(out_.front().bytes),
+                     beast::bind_front_handler(&http_session::on_write, shared_from_this()));
+}
+
+void http_session::on_write(beast::error_code ec, std::size_t) {
+    outgoing done = std::move(out_.front());
+    out_.pop_front();
+    writing_ = false;
+    if (ec) {
+        if (exchange_) {
+            exchange_->abort();
+            exchange_.reset();
+        }
+        do_close();
+        return;
+    }
+    if (exchange_ && done.accounted > 0) {
+        exchange_->on_written(done.accounted);
+    }
+    if (done.last) {
+        finish_response(done.keep_alive);
+        return;
+    }
+    if (out_.empty() && file_fd_ >= 0) {
+        pump_file();
+        return;
+    }
+    do_write();
+}
+
+void http_session::finish_response(bool keep_alive) {
+    if (in_response_) {
+        in_response_ = false;
+        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
+    }
+    if (exchange_) {
+        exchange_.reset();
+        ++watch_generation_;
+        // Stop the disconnect watch before reading the next request from this socket.
+        beast::error_code ignored;
+        stream_.socket().cancel(ignored);
+    }
+    if (!keep_alive || context_.stopping.load(std::memory_order_relaxed)) {
+        do_linger();
+        return;
+    }
+    do_wait_request();
+}
+
+void http_session::do_linger() {
+    // Half-close, then drain what the client still sends for a moment, so an unread request
+    // body does not make the kernel reset the connection before the client reads our answer.
+    beast::error_code ec;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ec);
+    if (ec) {
+        do_close();
+        return;
+    }
+    stream_.expires_after(std::chrono::seconds(2));
+    do_linger_read();
+}
+
+void http_session::do_linger_read() {
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(read_buffer_slack),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                                if (ec) {
+                                    self->do_close();
+                                    return;
+                                }
+                                self->do_linger_read();
+                            });
+}
+
+void http_session::do_close() {
+    if (closed_) {
+        return;
+    }
+    closed_ = true;
+    if (exchange_) {
+        exchange_->abort();
+        exchange_.reset();
+    }
+    if (in_response_) {
+        in_response_ = false;
+        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
+    }
+    queue_timer_.cancel();
+    beast::error_code ec;
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
+    stream_.close();
+}
+
+}  // namespace spindle::server

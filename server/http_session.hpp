@@ -1,0 +1,125 @@
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/parser.hpp>
+
+#include "server/http_context.hpp"
+#include "server/router.hpp"
+
+namespace spindle::server {
+
+class body_store;
+class php_exchange;
+
+/// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
+/// strand (the executor of stream_); PHP threads reach it only through deliver(), posted there.
+///
+/// The protocol as a state machine:
+///   wait_request (keep-alive idle) -> read_header -> [100 Continue] -> read_body
+///   -> respond: error | redirect | static file (written here) | PHP (dispatched to a slot,
+///      output delivered back in order) -> next request, or close.
+/// Requests are answered one at a time; pipelined requests wait in the read buffer, so
+/// responses come back in order.
+class http_session : public std::enable_shared_from_this<http_session> {
+  public:
+    http_session(boost::asio::ip::tcp::socket&& socket, http_context& context);
+    ~http_session();
+
+    /// Starts reading the first request.
+    void start();
+
+    /// Bytes of a PHP response, in order; `accounted` is reported back to the exchange once
+    /// written; `last` ends the response. Posted by the PHP thread's exchange.
+    void deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive);
+
+    /// The strand every member runs on.
+    boost::asio::any_io_executor executor() { return stream_.get_executor(); }
+
+  private:
+    using parser_type = boost::beast::http::request_parser<boost::beast::http::buffer_body>;
+
+    struct outgoing {
+        std::string bytes;
+        std::size_t accounted = 0;  ///< PHP bytes to acknowledge to the exchange
+        bool last = false;          ///< ends the response
+        bool keep_alive = false;    ///< with last: continue with the next request
+    };
+
+    void do_wait_request();
+    void on_wait_request(boost::beast::error_code ec, std::size_t bytes);
+    void do_read_header();
+    void on_read_header(boost::beast::error_code ec, std::size_t bytes);
+    void on_continue_sent(boost::beast::error_code ec, std::size_t bytes);
+    void do_read_body();
+    void on_read_body(boost::beast::error_code ec, std::size_t bytes);
+
+    /// Checks what the header block alone can tell; false if an error response was sent.
+    bool validate_header();
+    void handle_request();
+    void serve_static(const route& r);
+    void dispatch_php(const route& r);
+    void on_queue_timeout(boost::beast::error_code ec);
+    void watch_for_disconnect();
+    void on_disconnect_watch(boost::beast::error_code ec, std::uint64_t generation);
+
+    /// A complete short response (errors, redirects, 304), then keep-alive or close.
+    void respond(int status, std::string_view body, bool keep_alive,
+                 std::string_view extra_headers = {});
+    void queue(outgoing item);
+    void do_write();
+    void on_write(boost::beast::error_code ec, std::size_t bytes);
+    void pump_file();
+    void finish_response(bool keep_alive);
+    void do_close();
+    void do_linger();
+    void do_linger_read();
+
+    boost::beast::tcp_stream stream_;
+    http_context& context_;
+    boost::beast::flat_buffer buffer_;
+    std::optional<parser_type> parser_;
+    std::unique_ptr<body_store> body_;
+    std::array<char, 16 * 1024> body_chunk_;
+    std::string remote_addr_;
+    std::uint16_t remote_port_ = 0;
+    std::string local_addr_;
+    std::uint16_t local_port_ = 0;
+
+    // The request being answered.
+    std::uint64_t request_id_ = 0;
+    double request_start_ = 0;
+    std::string target_path_;   ///< raw (still encoded) path of the request-target
+    std::string target_query_;  ///< raw query without '?'
+    bool keep_alive_ = false;   ///< what the client asked for
+    bool in_response_ = false;  ///< counted in context_.active_responses
+
+    // PHP dispatch.
+    std::shared_ptr<php_exchange> exchange_;
+    boost::asio::steady_timer queue_timer_;
+    std::uint64_t queue_ticket_ = 0;
+    std::uint64_t watch_generation_ = 0;
+
+    // Static file streaming.
+    int file_fd_ = -1;
+    std::uint64_t file_offset_ = 0;
+    std::uint64_t file_remaining_ = 0;
+
+    // Writing.
+    std::deque<outgoing> out_;
+    bool writing_ = false;
+    bool closed_ = false;
+};
+
+}  // namespace spindle::server

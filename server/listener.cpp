@@ -1,0 +1,97 @@
+#include "server/listener.hpp"
+
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <chrono>
+#include <system_error>
+
+#include <spdlog/spdlog.h>
+
+#include "server/http_session.hpp"
+
+namespace spindle::server {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_context& context)
+    : ioc_(ioc),
+      acceptor_(net::make_strand(ioc)),
+      pause_timer_(acceptor_.get_executor()),
+      context_(context) {
+    auto where = [&] {
+        return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+    };
+    boost::system::error_code ec;
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) {
+        acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) {
+        acceptor_.bind(endpoint, ec);
+    }
+    if (!ec) {
+        acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+        throw std::system_error(ec, "cannot listen on " + where());
+    }
+}
+
+tcp::endpoint listener::local_endpoint() const {
+    return acceptor_.local_endpoint();
+}
+
+void listener::run() {
+    net::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); });
+}
+
+void listener::stop() {
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+        boost::system::error_code ec;
+        self->pause_timer_.cancel();
+        self->acceptor_.close(ec);
+    });
+}
+
+void listener::do_accept() {
+    if (!acceptor_.is_open()) {
+        return;
+    }
+    if (context_.connections.load(std::memory_order_relaxed) >=
+        context_.config.limits.max_connections) {
+        // At the limit: leave new clients in the kernel backlog and look again shortly.
+        pause_timer_.expires_after(std::chrono::milliseconds(20));
+        pause_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+            if (!ec) {
+                self->do_accept();
+            }
+        });
+        return;
+    }
+    // Each connection gets its own strand: its handlers never run concurrently.
+    acceptor_.async_accept(net::make_strand(ioc_), boost::beast::bind_front_handler(
+                                                       &listener::on_accept, shared_from_this()));
+}
+
+void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted) {
+        return;
+    }
+    if (ec) {
+        // EMFILE and friends: log, back off a little, keep serving the open connections.
+        spdlog::get("server")->warn("accept failed: {}; raise the open-file limit (ulimit -n)",
+                                    ec.message());
+        pause_timer_.expires_after(std::chrono::milliseconds(50));
+        pause_timer_.async_wait([self = shared_from_this()](boost::system::error_code e) {
+            if (!e) {
+                self->do_accept();
+            }
+        });
+        return;
+    }
+    std::make_shared<http_session>(std::move(socket), context_)->start();
+    do_accept();
+}
+
+}  // namespace spindle::server

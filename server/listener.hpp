@@ -1,0 +1,43 @@
+#pragma once
+
+#include <memory>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include "server/http_context.hpp"
+
+namespace spindle::server {
+
+/// Accepts connections on one address and starts an http_session for each, on its own strand.
+/// Stops accepting while the connection limit is reached (the kernel backlog holds the rest).
+/// Runs on the I/O threads; constructed and stopped by the control thread.
+class listener : public std::enable_shared_from_this<listener> {
+  public:
+    /// Binds and listens at once, so a port in use fails start-up before anything is served.
+    /// Throws std::system_error naming the address.
+    listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
+             http_context& context);
+
+    /// The bound address (port 0 resolved).
+    boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+    /// Starts accepting.
+    void run();
+
+    /// Closes the socket; no new connections (any thread, posted to the listener's strand).
+    void stop();
+
+  private:
+    void do_accept();
+    void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
+
+    boost::asio::io_context& ioc_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    boost::asio::steady_timer pause_timer_;
+    http_context& context_;
+};
+
+}  // namespace spindle::server

@@ -1,0 +1,266 @@
+#include "server/php_exchange.hpp"
+
+#include <boost/asio/post.hpp>
+#include <charconv>
+#include <cstring>
+
+#include "server/http_date.hpp"
+#include "server/http_session.hpp"
+#include "server/status_text.hpp"
+
+namespace spindle::server {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
+}
+
+void append_number(std::string& out, std::uint64_t n) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    out.append(digits, end);
+}
+
+void append_hex(std::string& out, std::uint64_t n) {
+    char digits[24];
+    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n, 16);
+    out.append(digits, end);
+}
+
+// Statuses whose responses never carry a body (RFC 9110 6.4.1).
+bool status_has_body(int status) {
+    return status >= 200 && status != 204 && status != 304;
+}
+
+}  // namespace
+
+php_exchange::php_exchange(std::shared_ptr<http_session> session, bool is_head,
+                           bool client_keep_alive)
+    : session_(std::move(session)), is_head_(is_head), client_keep_alive_(client_keep_alive) {}
+
+php_exchange::~php_exchange() = default;
+
+void php_exchange::send_informational(int status,
+                                      const std::vector<sapi::header>& headers) noexcept {
+    // Interim responses exist only in HTTP/1.1, and only before the final head.
+    if (committed_ || finished_ || request.http_version < 11) {
+        return;
+    }
+    std::string bytes = "HTTP/1.1 ";
+    append_number(bytes, static_cast<std::uint64_t>(status));
+    bytes.append(" ").append(status_text(status)).append("\r\n");
+    for (const auto& h : headers) {
+        // Content-Type is PHP's default header, meaningless on an interim response.
+        if (iequals(h.name, "content-type")) {
+            continue;
+        }
+        bytes.append(h.name).append(": ").append(h.value).append("\r\n");
+    }
+    bytes.append("\r\n");
+    post(std::move(bytes), false);
+}
+
+void php_exchange::send_head(int status, std::string_view reason,
+                             std::vector<sapi::header> headers) noexcept {
+    if (head_received_ || finished_) {
+        return;
+    }
+    head_received_ = true;
+    status_ = status;
+    reason_.assign(reason);
+    headers_ = std::move(headers);
+    has_body_ = status_has_body(status) && !is_head_;
+}
+
+bool php_exchange::write(std::string_view data) noexcept {
+    if (aborted_.load(std::memory_order_acquire)) {
+        return false;
+    }
+    if (finished_) {
+        return true;
+    }
+    std::string bytes;
+    if (!committed_) {
+        pending_.append(data);
+        if (pending_.size() < commit_threshold || !head_received_) {
+            return true;
+        }
+        bytes = commit(std::nullopt);
+        frame_body(pending_, bytes);
+        pending_.clear();
+    } else {
+        frame_body(data, bytes);
+    }
+    return bytes.empty() || post(std::move(bytes), false);
+}
+
+bool php_exchange::flush() noexcept {
+    if (aborted_.load(std::memory_order_acquire)) {
+        return false;
+    }
+    if (finished_ || !head_received_) {
+        return true;
+    }
+    std::string bytes;
+    if (!committed_) {
+        bytes = commit(std::nullopt);
+    }
+    frame_body(pending_, bytes);
+    pending_.clear();
+    return bytes.empty() || post(std::move(bytes), false);
+}
+
+void php_exchange::finish() noexcept {
+    if (finished_) {
+        return;
+    }
+    if (!head_received_) {
+        // The script ended before PHP produced a head (request start-up failed).
+        status_ = 500;
+        headers_ = {{"Content-Type", "text/plain; charset=utf-8"}};
+        pending_ = "500 Internal Server Error: the PHP request could not start\n";
+        has_body_ = !is_head_;
+        head_received_ = true;
+        client_keep_alive_ = false;
+    }
+    std::string bytes;
+    if (!committed_) {
+        // The whole body is known: plain Content-Length framing, one write. (A HEAD response
+        // carries the length the GET body would have.)
+        bytes = commit(pending_.size());
+    }
+    frame_body(pending_, bytes);
+    pending_.clear();
+    if (chunked_) {
+        bytes.append("0\r\n\r\n");
+    } else if (declared_length_ && has_body_ && body_bytes_ != *declared_length_) {
+        // The script declared a length it did not write: the connection cannot be reused.
+        client_keep_alive_ = false;
+    }
+    finished_ = true;
+    post(std::move(bytes), true);
+}
+
+bool php_exchange::is_aborted() const noexcept {
+    return aborted_.load(std::memory_order_acquire);
+}
+
+std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
+    committed_ = true;
+    std::string head;
+    head.reserve(256 + headers_.size() * 48);
+    head.append("HTTP/1.1 ");
+    append_number(head, static_cast<std::uint64_t>(status_));
+    head.push_back(' ');
+    head.append(reason_.empty() ? status_text(status_) : std::string_view(reason_));
+    head.append("\r\nDate: ").append(current_http_date()).append("\r\n");
+
+    bool has_server = false;
+    for (const auto& h : headers_) {
+        // Framing and connection management are ours; a length the script set is honoured.
+        if (iequals(h.name, "content-length")) {
+            std::uint64_t n = 0;
+            auto [end, ec] = std::from_chars(h.value.data(), h.value.data() + h.value.size(), n);
+            if (ec == std::errc() && end == h.value.data() + h.value.size()) {
+                declared_length_ = n;
+            }
+            continue;
+        }
+        if (iequals(h.name, "transfer-encoding") || iequals(h.name, "keep-alive")) {
+            continue;
+        }
+        if (iequals(h.name, "connection")) {
+            if (h.value.find("close") != std::string::npos) {
+                client_keep_alive_ = false;
+            }
+            continue;
+        }
+        has_server = has_server || iequals(h.name, "server");
+        head.append(h.name).append(": ").append(h.value).append("\r\n");
+    }
+    if (!has_server) {
+        head.append("Server: Spindle\r\n");
+    }
+
+    if (status_has_body(status_)) {
+        if (declared_length_) {
+            known_length = declared_length_;
+        }
+        if (known_length) {
+            head.append("Content-Length: ");
+            append_number(head, *known_length);
+            head.append("\r\n");
+        } else if (request.http_version >= 11) {
+            chunked_ = has_body_;
+            head.append("Transfer-Encoding: chunked\r\n");
+        } else {
+            // HTTP/1.0 without a length: the end of the body is the end of the connection.
+            client_keep_alive_ = false;
+        }
+    }
+    if (!client_keep_alive_) {
+        head.append("Connection: close\r\n");
+    } else if (request.http_version < 11) {
+        head.append("Connection: keep-alive\r\n");
+    }
+    head.append("\r\n");
+    return head;
+}
+
+void php_exchange::frame_body(std::string_view data, std::string& out) {
+    if (data.empty() || !has_body_) {
+        return;
+    }
+    if (declared_length_) {
+        // Never send more than the script declared: extra bytes would corrupt the stream.
+        std::uint64_t room = *declared_length_ > body_bytes_ ? *declared_length_ - body_bytes_ : 0;
+        if (data.size() > room) {
+            data = data.substr(0, static_cast<std::size_t>(room));
+        }
+    }
+    body_bytes_ += data.size();
+    if (chunked_) {
+        append_hex(out, data.size());
+        out.append("\r\n").append(data).append("\r\n");
+    } else {
+        out.append(data);
+    }
+}
+
+bool php_exchange::post(std::string bytes, bool last) {
+    std::size_t size = bytes.size();
+    {
+        std::unique_lock lock(mutex_);
+        drained_.wait(lock, [this] {
+            return in_flight_ < max_in_flight || aborted_.load(std::memory_order_acquire);
+        });
+        if (aborted_.load(std::memory_order_acquire)) {
+            return false;
+        }
+        in_flight_ += size;
+    }
+    bool keep_alive = client_keep_alive_;
+    boost::asio::post(session_->executor(), [session = session_, bytes = std::move(bytes), size,
+                                             last, keep_alive]() mutable {
+        session->deliver(std::move(bytes), size, last, keep_alive);
+    });
+    return true;
+}
+
+void php_exchange::on_written(std::size_t bytes) noexcept {
+    {
+        std::lock_guard lock(mutex_);
+        in_flight_ -= std::min(in_flight_, bytes);
+    }
+    drained_.notify_one();
+}
+
+void php_exchange::abort() noexcept {
+    {
+        std::lock_guard lock(mutex_);
+        aborted_.store(true, std::memory_order_release);
+    }
+    drained_.notify_all();
+}
+
+}  // namespace spindle::server

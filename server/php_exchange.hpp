@@ -1,0 +1,88 @@
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sapi/request.hpp"
+#include "server/body_store.hpp"
+
+namespace spindle::server {
+
+class http_session;
+
+/// One PHP request in flight: the request as plain data, its body, and the response framing.
+///
+/// The PHP slot thread calls the output_sink methods; they turn PHP's output into HTTP/1.1
+/// bytes (Content-Length when the whole body is known at the end, chunked once the script
+/// flushes or outgrows the buffer) and post them to the connection's strand. At most
+/// `max_in_flight` bytes wait there at once: a slow client makes the script block in write(),
+/// so a large response is never held whole in memory. The I/O strand reports progress with
+/// on_written() and a lost client with abort().
+class php_exchange final : public sapi::output_sink {
+  public:
+    /// Buffered body bytes before the response is committed to chunked streaming.
+    static constexpr std::size_t commit_threshold = 64 * 1024;
+    /// Bytes posted to the strand but not yet written, before write() blocks.
+    static constexpr std::size_t max_in_flight = 256 * 1024;
+
+    php_exchange(std::shared_ptr<http_session> session, bool is_head, bool client_keep_alive);
+    ~php_exchange() override;
+
+    sapi::request request;             ///< filled by the session before dispatch, then owned by PHP
+    std::unique_ptr<body_store> body;  ///< received by the session, read by PHP
+
+    // output_sink: PHP slot thread.
+    void send_informational(int status, const std::vector<sapi::header>& headers) noexcept override;
+    void send_head(int status, std::string_view reason,
+                   std::vector<sapi::header> headers) noexcept override;
+    bool write(std::string_view data) noexcept override;
+    bool flush() noexcept override;
+    void finish() noexcept override;
+    bool is_aborted() const noexcept override;
+
+    /// `bytes` of what this exchange posted were written to the socket (I/O strand).
+    void on_written(std::size_t bytes) noexcept;
+    /// The client is gone: wake and fail the PHP side (I/O strand).
+    void abort() noexcept;
+
+  private:
+    /// Fixes the framing and returns the serialized status line and headers; `known_length`
+    /// (the whole body's size) selects Content-Length framing, else chunked.
+    std::string commit(std::optional<std::uint64_t> known_length);
+    /// Appends body bytes to `out` in the committed framing.
+    void frame_body(std::string_view data, std::string& out);
+    /// Hands bytes to the strand, blocking first while too much is in flight.
+    bool post(std::string bytes, bool last);
+
+    std::shared_ptr<http_session> session_;
+    const bool is_head_;
+
+    // PHP thread only.
+    bool client_keep_alive_;
+    bool head_received_ = false;
+    bool committed_ = false;
+    bool finished_ = false;
+    bool chunked_ = false;
+    bool has_body_ = true;  ///< false for 204/304/HEAD: bytes are counted, not sent
+    int status_ = 200;
+    std::string reason_;
+    std::vector<sapi::header> headers_;
+    std::optional<std::uint64_t> declared_length_;  ///< Content-Length the script set itself
+    std::uint64_t body_bytes_ = 0;                  ///< body bytes accepted after commit
+    std::string pending_;                           ///< body bytes not yet posted
+
+    // Shared between the PHP thread and the strand.
+    mutable std::mutex mutex_;
+    std::condition_variable drained_;
+    std::size_t in_flight_ = 0;  ///< mutex_
+    std::atomic<bool> aborted_{false};
+};
+
+}  // namespace spindle::server

@@ -1,0 +1,334 @@
+#include "server/router.hpp"
+
+#include <sys/stat.h>
+
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace spindle::server {
+
+namespace {
+
+enum class path_error { none, malformed, nul_byte, escapes_root };
+
+struct normalized_path {
+    std::string path;
+    path_error error = path_error::none;
+};
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+    return -1;
+}
+
+normalized_path normalize(std::string_view raw) {
+    if (raw.empty() || raw.front() != '/') {
+        return {{}, path_error::malformed};
+    }
+    // Decode first, then resolve dot segments, so "%2e%2e" cannot slip past the ".." check.
+    std::string decoded;
+    decoded.reserve(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        char c = raw[i];
+        if (c == '%') {
+            if (raw.size() - i < 3) {
+                return {{}, path_error::malformed};
+            }
+            const int high = hex_value(raw[i + 1]);
+            const int low = hex_value(raw[i + 2]);
+            if (high < 0 || low < 0) {
+                return {{}, path_error::malformed};
+            }
+            c = static_cast<char>(high * 16 + low);
+            i += 2;
+        }
+        // The filesystem API takes C strings: a NUL would cut the path short of what was checked.
+        if (c == '\0') {
+            return {{}, path_error::nul_byte};
+        }
+        decoded.push_back(c);
+    }
+
+    std::vector<std::string_view> segments;
+    bool names_directory = false;
+    std::string_view rest = decoded;
+    // Every round starts at a '/': the first byte was checked above and each segment ends at one.
+    while (!rest.empty()) {
+        rest.remove_prefix(1);
+        const std::string_view segment = rest.substr(0, rest.find('/'));
+        rest.remove_prefix(segment.size());
+        names_directory = segment.empty() || segment == "." || segment == "..";
+        if (segment == "..") {
+            if (segments.empty()) {
+                return {{}, path_error::escapes_root};
+            }
+            segments.pop_back();
+        } else if (!names_directory) {
+            segments.push_back(segment);
+        }
+    }
+    std::string path;
+    for (const std::string_view segment : segments) {
+        path += '/';
+        path += segment;
+    }
+    if (segments.empty() || names_directory) {
+        path += '/';
+    }
+    return {std::move(path)};
+}
+
+std::string_view reason_for(path_error error) {
+    switch (error) {
+        case path_error::nul_byte: return "NUL byte in path";
+        case path_error::escapes_root: return "path escapes the document root";
+        case path_error::malformed:
+        case path_error::none: break;
+    }
+    return "malformed path";
+}
+
+std::string ascii_lower(std::string_view text) {
+    std::string lowered(text);
+    for (char& c : lowered) {
+        if (c >= 'A' && c <= 'Z') {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+    }
+    return lowered;
+}
+
+/// True when a segment of a normalised path starts with '.': dotfiles and dot-directories such
+/// as .env, .git or .htpasswd hold secrets. ".well-known" (RFC 8615) has to stay reachable.
+bool has_hidden_segment(std::string_view path) {
+    for (std::size_t at = path.find("/."); at != std::string_view::npos;
+         at = path.find("/.", at + 1)) {
+        const std::size_t start = at + 1;
+        const std::string_view segment = path.substr(start, path.find('/', start) - start);
+        if (segment != ".well-known") {
+            return true;
+        }
+    }
+    return false;
+}
+
+/// True for names that hold PHP code, which must never go out as text: any extension after the
+/// first dot that starts with "php" (php, php5, phps, and backups like .php.bak or .php~),
+/// "pht" (pht, phtml) or "phar", or is "inc" (also as the "inc~" of an editor backup).
+bool is_php_source(std::string_view path) {
+    const std::string name = ascii_lower(path.substr(path.rfind('/') + 1));
+    for (std::size_t dot = name.find('.'); dot != std::string::npos;) {
+        const std::size_t next = name.find('.', dot + 1);
+        std::string_view extension = std::string_view(name).substr(dot + 1, next - dot - 1);
+        if (extension.starts_with("php") || extension.starts_with("pht") ||
+            extension.starts_with("phar")) {
+            return true;
+        }
+        while (extension.ends_with('~')) {
+            extension.remove_suffix(1);
+        }
+        if (extension == "inc") {
+            return true;
+        }
+        dot = next;
+    }
+    return false;
+}
+
+/// root + url_path without a doubled slash when the root is "/" itself.
+std::string under_root(const std::string& root, std::string_view url_path) {
+    return root == "/" ? std::string(url_path) : root + std::string(url_path);
+}
+
+/// The part of a canonical path below root ("" for root itself, else starting with '/'), or
+/// nullopt when the path is outside the root.
+std::optional<std::string_view> below_root(const std::string& root, std::string_view canonical) {
+    if (root == "/") {
+        return canonical;
+    }
+    if (!canonical.starts_with(root)) {
+        return std::nullopt;
+    }
+    const std::string_view rest = canonical.substr(root.size());
+    if (!rest.empty() && rest.front() != '/') {
+        return std::nullopt;
+    }
+    return rest;
+}
+
+enum class entry_kind { missing, file, directory };
+
+struct entry {
+    entry_kind kind = entry_kind::missing;
+    std::string canonical;  ///< realpath of the entry when it is not missing
+};
+
+/// What a normalised URL path names under the root. Hidden paths, and paths whose symlinks
+/// lead outside the root or onto a hidden name, are missing. Only regular files are files:
+/// FIFOs or devices would block or leak on open.
+entry look_up(const router_options& options, const std::string& url_path) {
+    if (has_hidden_segment(url_path)) {
+        return {};
+    }
+    const std::string full = under_root(options.root, url_path);
+    const std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(full.c_str(), nullptr),
+                                                               &std::free);
+    if (!resolved) {
+        return {};
+    }
+    std::string canonical(resolved.get());
+    const std::optional<std::string_view> inside = below_root(options.root, canonical);
+    if (!inside || has_hidden_segment(*inside)) {
+        return {};
+    }
+    struct stat info {};
+    if (::stat(canonical.c_str(), &info) != 0) {
+        return {};
+    }
+    // POSIX path resolution fails "file.txt/" with ENOTDIR, so a trailing slash never names a
+    // file here.
+    if (S_ISDIR(info.st_mode)) {
+        return {entry_kind::directory, std::move(canonical)};
+    }
+    if (!S_ISREG(info.st_mode)) {
+        return {};
+    }
+    return {entry_kind::file, std::move(canonical)};
+}
+
+bool is_file(const router_options& options, const std::string& url_path) {
+    return look_up(options, url_path).kind == entry_kind::file;
+}
+
+/// Appends text percent-encoding every byte but RFC 3986 unreserved and sub-delims characters
+/// and those in also_allowed, so a decoded CR, LF, space or backslash cannot reach a header.
+void append_encoded(std::string& out, std::string_view text, std::string_view also_allowed) {
+    constexpr std::string_view safe =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=";
+    constexpr std::string_view hex = "0123456789ABCDEF";
+    for (const char c : text) {
+        if (safe.find(c) != std::string_view::npos ||
+            also_allowed.find(c) != std::string_view::npos) {
+            out += c;
+        } else {
+            const auto byte = static_cast<unsigned char>(c);
+            out += '%';
+            out += hex[byte >> 4];
+            out += hex[byte & 0xF];
+        }
+    }
+}
+
+route php_route(const router_options& options, std::string script_name, std::string path_info) {
+    route result;
+    result.kind = route_kind::php;
+    result.file = under_root(options.root, script_name);
+    result.script_name = std::move(script_name);
+    result.path_info = std::move(path_info);
+    return result;
+}
+
+}  // namespace
+
+std::string_view to_string(route_kind kind) {
+    switch (kind) {
+        case route_kind::php: return "php";
+        case route_kind::static_file: return "static_file";
+        case route_kind::redirect: return "redirect";
+        case route_kind::not_found: return "not_found";
+        case route_kind::forbidden: return "forbidden";
+        case route_kind::bad_request: return "bad_request";
+    }
+    return "unknown";
+}
+
+std::optional<std::string> normalize_path(std::string_view raw_path) {
+    normalized_path normalized = normalize(raw_path);
+    if (normalized.error != path_error::none) {
+        return std::nullopt;
+    }
+    return std::move(normalized.path);
+}
+
+route resolve_route(const router_options& options, std::string_view raw_path,
+                    std::string_view query) {
+    route result;
+    normalized_path normalized = normalize(raw_path);
+    if (normalized.error != path_error::none) {
+        result.kind = route_kind::bad_request;
+        result.reason = reason_for(normalized.error);
+        return result;
+    }
+    const std::string& path = normalized.path;
+
+    // Caddy's php_server sends "/dir" to "/dir/" when dir holds the index, so that relative
+    // links in the index page resolve inside the directory.
+    if (!path.ends_with('/') && look_up(options, path).kind == entry_kind::directory &&
+        is_file(options, path + "/" + options.index)) {
+        result.kind = route_kind::redirect;
+        // The path is normalised, so it starts with exactly one '/': never "//host".
+        append_encoded(result.location, path, ":@/");
+        result.location += '/';
+        if (!query.empty()) {
+            result.location += '?';
+            append_encoded(result.location, query, ":@/?%");
+        }
+        return result;
+    }
+
+    // split_path .php: the script is the first prefix ending in ".php" (any case) at a segment
+    // end that is a file; the rest is PATH_INFO.
+    const std::string lowered = ascii_lower(path);
+    for (std::size_t at = lowered.find(".php"); at != std::string::npos;
+         at = lowered.find(".php", at + 1)) {
+        const std::size_t end = at + 4;
+        if (end != path.size() && path[end] != '/') {
+            continue;
+        }
+        std::string script_name = path.substr(0, end);
+        if (is_file(options, script_name)) {
+            return php_route(options, std::move(script_name), path.substr(end));
+        }
+    }
+
+    if (const entry found = look_up(options, path); found.kind == entry_kind::file) {
+        // Check the symlink's target too: "notes.txt" -> "config.php" must not leak config.php.
+        if (is_php_source(path) || is_php_source(found.canonical)) {
+            result.kind = route_kind::forbidden;
+            result.reason = "PHP source is never served";
+        } else if (options.file_server) {
+            result.kind = route_kind::static_file;
+            // The requested name, not the link target, so the Content-Type follows the URL's
+            // extension as in Caddy and nginx.
+            result.file = under_root(options.root, path);
+        }
+        return result;
+    }
+
+    if (path.ends_with('/')) {
+        std::string script_name = path + options.index;
+        if (is_file(options, script_name)) {
+            return php_route(options, std::move(script_name), "");
+        }
+    }
+
+    // The front controller: every path without a file of its own runs root/{index}.
+    std::string script_name = "/" + options.index;
+    if (is_file(options, script_name)) {
+        return php_route(options, std::move(script_name), "");
+    }
+    return result;
+}
+
+}  // namespace spindle::server

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace spindle::server {
+
+/// How requests map onto the document root.
+struct router_options {
+    std::string root;  ///< absolute, canonical (realpath) document root, no trailing slash
+    std::string index = "index.php";  ///< a plain PHP file name: directory index and fallback
+    bool file_server = true;          ///< serve non-PHP files
+};
+
+/// What the server does with a request.
+enum class route_kind {
+    php,          ///< run route::file as a PHP script
+    static_file,  ///< send route::file as it is
+    redirect,     ///< 308 to route::location
+    not_found,    ///< 404
+    forbidden,    ///< 403 with route::reason
+    bad_request,  ///< 400 with route::reason
+};
+
+/// The name of a route kind, for logs and test output.
+std::string_view to_string(route_kind kind);
+
+/// The outcome of resolve_route.
+struct route {
+    route_kind kind = route_kind::not_found;
+    std::string file;         ///< php: root + script_name; static_file: root + decoded path
+    std::string script_name;  ///< php: URL path of the script, e.g. "/index.php"
+    std::string path_info;    ///< php: decoded rest of the path after the script ("" if none)
+    std::string location;     ///< redirect: target, e.g. "/dir/?a=1", safely percent-encoded
+    std::string reason;       ///< bad_request/forbidden: short human text for the response body
+};
+
+/// Percent-decodes and normalises the path part of an origin-form request target.
+/// Returns nullopt for a malformed path: not starting with '/', bad %-escape, NUL (raw or %00),
+/// or dot-segments that climb above the root. Merges repeated slashes, resolves "." and ".."
+/// (also when written as %2e), and keeps a trailing slash ("/a/b/.." gives "/a/"). "%2F"
+/// decodes to a separator; a backslash is an ordinary character.
+std::optional<std::string> normalize_path(std::string_view raw_path);
+
+/// Resolves a request path against the document root with FrankenPHP php_server semantics:
+/// canonical redirect of a directory holding the index to its trailing-slash form, then
+/// try_files {path} {path}/{index} {index} with the path split after ".php" into script and
+/// PATH_INFO. Paths with a segment starting with '.' (other than ".well-known") and files whose
+/// canonical path leaves the root count as missing; PHP sources are never sent as files.
+/// raw_path is still percent-encoded; query is the raw query string without '?' ("" if none),
+/// used only for redirects. Reads the filesystem (stat/realpath) but never opens a file.
+route resolve_route(const router_options& options, std::string_view raw_path,
+                    std::string_view query);
+
+}  // namespace spindle::server

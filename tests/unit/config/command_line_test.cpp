@@ -1,0 +1,408 @@
+#include "config/command_line.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "config/config_error.hpp"
+
+namespace spindle::config {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+/// Parses {"spindle", args...}.
+command_line parse(std::initializer_list<const char*> args) {
+    std::vector<const char*> argv{"spindle"};
+    argv.insert(argv.end(), args);
+    return parse_command_line(static_cast<int>(argv.size()), argv.data());
+}
+
+/// The message of the config_error parsing {"spindle", args...} throws; fails the test if none.
+std::string error_of(std::initializer_list<const char*> args) {
+    try {
+        parse(args);
+    } catch (const config_error& error) {
+        return error.what();
+    }
+    ADD_FAILURE() << "no config_error";
+    return {};
+}
+
+/// The help text for {"spindle", args...}, checking that it is a help result.
+std::string help_of(std::initializer_list<const char*> args) {
+    const command_line result = parse(args);
+    EXPECT_EQ(result.kind, command_kind::help);
+    return result.help_text;
+}
+
+/// The configuration from {"spindle", "php-server", flags...}, checking the command kind.
+server_config php_server(std::initializer_list<const char*> flags) {
+    std::vector<const char*> argv{"spindle", "php-server"};
+    argv.insert(argv.end(), flags);
+    const command_line result = parse_command_line(static_cast<int>(argv.size()), argv.data());
+    EXPECT_EQ(result.kind, command_kind::php_server);
+    return result.config;
+}
+
+TEST(CommandKind, HasNames) {
+    EXPECT_EQ(to_string(command_kind::php_server), "php_server");
+    EXPECT_EQ(to_string(command_kind::version), "version");
+    EXPECT_EQ(to_string(command_kind::help), "help");
+}
+
+TEST(ParseCommandLine, NoArgumentsGivesGeneralHelp) {
+    const std::string help = help_of({});
+    EXPECT_THAT(help, HasSubstr("Usage: spindle <command> [flags]"));
+    EXPECT_THAT(help, HasSubstr("  php-server  "));
+    EXPECT_THAT(help, HasSubstr("  version  "));
+    EXPECT_THAT(help, HasSubstr("  help  "));
+    EXPECT_TRUE(help.ends_with('\n'));
+}
+
+TEST(ParseCommandLine, EmptyArgvGivesGeneralHelp) {
+    const char* const argv[] = {nullptr};
+    EXPECT_EQ(parse_command_line(0, argv).help_text, help_of({}));
+}
+
+TEST(ParseCommandLine, HelpCommandAndFlagsGiveGeneralHelp) {
+    const std::string general = help_of({});
+    EXPECT_EQ(help_of({"help"}), general);
+    EXPECT_EQ(help_of({"--help"}), general);
+    EXPECT_EQ(help_of({"-h"}), general);
+}
+
+TEST(ParseCommandLine, HelpWithCommandGivesThatCommandsHelp) {
+    const std::string php_server_help = help_of({"php-server", "--help"});
+    EXPECT_THAT(php_server_help, HasSubstr("Usage: spindle php-server [flags]"));
+    EXPECT_EQ(help_of({"help", "php-server"}), php_server_help);
+    EXPECT_EQ(help_of({"--help", "php-server"}), php_server_help);
+    EXPECT_EQ(help_of({"php-server", "-h"}), php_server_help);
+    EXPECT_THAT(help_of({"help", "version"}), HasSubstr("Usage: spindle version"));
+}
+
+TEST(ParseCommandLine, HelpFlagWinsOverOtherFlags) {
+    EXPECT_THAT(help_of({"php-server", "--root", "/srv", "--help"}),
+                HasSubstr("Usage: spindle php-server"));
+    EXPECT_THAT(help_of({"php-server", "--bogus", "-h"}), HasSubstr("Usage: spindle php-server"));
+    // "--help" is never taken as the value of the flag before it.
+    EXPECT_THAT(help_of({"php-server", "--root", "--help"}),
+                HasSubstr("Usage: spindle php-server"));
+}
+
+TEST(ParseCommandLine, EveryCommandHasHelp) {
+    EXPECT_THAT(help_of({"version", "--help"}), HasSubstr("Usage: spindle version\n"));
+    EXPECT_THAT(help_of({"version", "-h"}), HasSubstr("-h, --help"));
+    EXPECT_THAT(help_of({"help", "--help"}), HasSubstr("Usage: spindle help [command]"));
+    EXPECT_THAT(help_of({"help", "-h"}), HasSubstr("Usage: spindle help [command]"));
+}
+
+TEST(ParseCommandLine, PhpServerHelpListsEveryFlagOnItsOwnLine) {
+    const std::string help = help_of({"php-server", "--help"});
+    for (const char* flag :
+         {"  -r, --root DIR  ", "  -l, --listen ADDR  ", "      --threads N  ",
+          "      --io-threads N  ", "      --index FILE  ", "      --no-file-server  ",
+          "      --php-ini FILE  ", "      --php-ini-set KEY=VALUE  ",
+          "      --max-wait-time DURATION  ", "      --max-body-size SIZE  ",
+          "      --max-header-size SIZE  ", "      --read-header-timeout DURATION  ",
+          "      --read-body-timeout DURATION  ", "      --write-timeout DURATION  ",
+          "      --idle-timeout DURATION  ", "  -v, --debug  ", "      --log-level LEVEL  ",
+          "  -h, --help  "}) {
+        EXPECT_THAT(help, HasSubstr(std::string("\n") + flag)) << flag;
+    }
+}
+
+TEST(ParseCommandLine, PhpServerHelpShowsTheDefaults) {
+    const std::string help = help_of({"php-server", "--help"});
+    EXPECT_THAT(help, HasSubstr("(default: .)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: :8080)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: index.php)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: 30s)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: 64MiB)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: 64KiB)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: 10s)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: 1m)\n"));
+    EXPECT_THAT(help, HasSubstr("(default: info)\n"));
+}
+
+TEST(ParseCommandLine, HelpLinesFitIn100Columns) {
+    for (const std::string& help : {help_of({}), help_of({"php-server", "--help"})}) {
+        std::istringstream lines(help);
+        for (std::string line; std::getline(lines, line);) {
+            EXPECT_LE(line.size(), 100u) << line;
+        }
+    }
+}
+
+TEST(ParseCommandLine, HelpTextsAlignDescriptions) {
+    for (const std::string& help :
+         {help_of({"php-server", "--help"}), help_of({"version", "-h"})}) {
+        std::istringstream lines(help);
+        std::set<std::size_t> columns;
+        for (std::string line; std::getline(lines, line);) {
+            const std::size_t label = line.find_first_not_of(' ');
+            if (label != std::string::npos && line[label] == '-') {
+                columns.insert(line.find_first_not_of(' ', line.find("  ", label)));
+            }
+        }
+        EXPECT_EQ(columns.size(), 1u) << help;
+    }
+}
+
+TEST(ParseCommandLine, VersionCommand) {
+    EXPECT_EQ(parse({"version"}).kind, command_kind::version);
+    EXPECT_EQ(parse({"--version"}).kind, command_kind::version);
+}
+
+TEST(ParseCommandLine, VersionRejectsArguments) {
+    EXPECT_EQ(error_of({"version", "--short"}),
+              "unknown flag --short for version (see spindle version --help)");
+    EXPECT_EQ(error_of({"version", "now"}),
+              "unexpected argument \"now\" for version (see spindle version --help)");
+}
+
+TEST(ParseCommandLine, RejectsUnknownCommands) {
+    EXPECT_EQ(error_of({"serve"}), "unknown command \"serve\" (see spindle --help)");
+    EXPECT_EQ(error_of({"--root"}), "unknown flag --root (see spindle --help)");
+    EXPECT_EQ(error_of({"help", "serve"}), "unknown command \"serve\" (see spindle --help)");
+    EXPECT_EQ(error_of({"help", "php-server", "version"}),
+              "unexpected argument \"version\" for help (see spindle help --help)");
+}
+
+TEST(ParseCommandLine, PhpServerWithoutFlagsKeepsDefaults) {
+    const server_config config = php_server({});
+    const server_config defaults;
+    EXPECT_EQ(config.listen, defaults.listen);
+    EXPECT_EQ(config.root, defaults.root);
+    EXPECT_EQ(config.index, defaults.index);
+    EXPECT_EQ(config.file_server, defaults.file_server);
+    EXPECT_EQ(config.num_threads, defaults.num_threads);
+    EXPECT_EQ(config.log_level, defaults.log_level);
+    EXPECT_TRUE(config.php_ini.empty());
+    EXPECT_FALSE(config.php_ini_file.has_value());
+}
+
+TEST(ParseCommandLine, PhpServerReadsEveryFlag) {
+    // clang-format off
+    const server_config config = php_server({
+        "--root", "/srv/app",
+        "--listen", "127.0.0.1:9000",
+        "--threads", "8",
+        "--io-threads", "2",
+        "--index", "app.php",
+        "--no-file-server",
+        "--php-ini", "/etc/php.ini",
+        "--php-ini-set", "memory_limit=256M",
+        "--max-wait-time", "5s",
+        "--max-body-size", "10MB",
+        "--max-header-size", "16KiB",
+        "--read-header-timeout", "3s",
+        "--read-body-timeout", "1m",
+        "--write-timeout", "45s",
+        "--idle-timeout", "2m30s",
+        "--log-level", "warn",
+    });
+    // clang-format on
+    EXPECT_EQ(config.root, "/srv/app");
+    EXPECT_THAT(config.listen, ElementsAre(listen_address{"127.0.0.1", 9000}));
+    EXPECT_EQ(config.num_threads, 8u);
+    EXPECT_EQ(config.io_threads, 2u);
+    EXPECT_EQ(config.index, "app.php");
+    EXPECT_FALSE(config.file_server);
+    EXPECT_EQ(config.php_ini_file, "/etc/php.ini");
+    EXPECT_THAT(config.php_ini, ElementsAre(Pair("memory_limit", "256M")));
+    EXPECT_EQ(config.max_wait_time, 5s);
+    EXPECT_EQ(config.limits.max_body_size, 10'000'000u);
+    EXPECT_EQ(config.limits.max_header_size, 16u * 1024);
+    EXPECT_EQ(config.limits.read_header_timeout, 3s);
+    EXPECT_EQ(config.limits.read_body_timeout, 60s);
+    EXPECT_EQ(config.limits.write_timeout, 45s);
+    EXPECT_EQ(config.limits.idle_timeout, 150s);
+    EXPECT_EQ(config.log_level, "warn");
+}
+
+TEST(ParseCommandLine, PhpServerAcceptsEqualsForm) {
+    const server_config config =
+        php_server({"--root=/srv/app", "--threads=4", "--listen=:9000", "-r=/srv/other",
+                    "--php-ini-set=error_reporting=E_ALL", "--max-body-size=1 MiB"});
+    EXPECT_EQ(config.root, "/srv/other");
+    EXPECT_EQ(config.num_threads, 4u);
+    EXPECT_THAT(config.listen, ElementsAre(listen_address{"", 9000}));
+    EXPECT_THAT(config.php_ini, ElementsAre(Pair("error_reporting", "E_ALL")));
+    EXPECT_EQ(config.limits.max_body_size, 1u << 20);
+}
+
+TEST(ParseCommandLine, PhpServerAcceptsShortFlags) {
+    const server_config config = php_server({"-r", "/srv/app", "-l", ":9000", "-v"});
+    EXPECT_EQ(config.root, "/srv/app");
+    EXPECT_THAT(config.listen, ElementsAre(listen_address{"", 9000}));
+    EXPECT_EQ(config.log_level, "debug");
+}
+
+TEST(ParseCommandLine, DebugFlagSetsDebugLevel) {
+    EXPECT_EQ(php_server({"--debug"}).log_level, "debug");
+    // The last of --debug and --log-level wins, like any repeated setting.
+    EXPECT_EQ(php_server({"--debug", "--log-level", "error"}).log_level, "error");
+    EXPECT_EQ(php_server({"--log-level", "error", "-v"}).log_level, "debug");
+}
+
+TEST(ParseCommandLine, LogLevelAcceptsEveryLevel) {
+    for (const char* level : {"trace", "debug", "info", "warn", "error"}) {
+        EXPECT_EQ(php_server({"--log-level", level}).log_level, level);
+    }
+}
+
+TEST(ParseCommandLine, ListenReplacesTheDefaultAndRepeats) {
+    EXPECT_THAT(php_server({"-l", "127.0.0.1:8081", "--listen", "[::1]:8081"}).listen,
+                ElementsAre(listen_address{"127.0.0.1", 8081}, listen_address{"::1", 8081}));
+    // Naming the default explicitly leaves it once, not twice.
+    EXPECT_THAT(php_server({"--listen", ":8080"}).listen, ElementsAre(listen_address{"", 8080}));
+}
+
+TEST(ParseCommandLine, PhpIniSetAppendsInOrder) {
+    const server_config config =
+        php_server({"--php-ini-set", "a=1", "--php-ini-set", "b=", "--php-ini-set", "c=x=y",
+                    "--php-ini-set", "a=2"});
+    EXPECT_THAT(config.php_ini,
+                ElementsAre(Pair("a", "1"), Pair("b", ""), Pair("c", "x=y"), Pair("a", "2")));
+}
+
+TEST(ParseCommandLine, LaterValueOfASettingWins) {
+    EXPECT_EQ(php_server({"--root", "/a", "--root", "/b"}).root, "/b");
+    EXPECT_EQ(php_server({"--threads", "2", "--threads", "3"}).num_threads, 3u);
+}
+
+TEST(ParseCommandLine, DoesNotCheckTheFilesystem) {
+    EXPECT_EQ(php_server({"--root", "/does/not/exist"}).root, "/does/not/exist");
+    EXPECT_EQ(php_server({"--php-ini", "/no/php.ini"}).php_ini_file, "/no/php.ini");
+}
+
+TEST(ParseCommandLine, RejectsUnknownFlags) {
+    EXPECT_EQ(error_of({"php-server", "--foo"}),
+              "unknown flag --foo for php-server (see spindle php-server --help)");
+    EXPECT_EQ(error_of({"php-server", "--foo=1"}),
+              "unknown flag --foo for php-server (see spindle php-server --help)");
+    EXPECT_EQ(error_of({"php-server", "-x"}),
+              "unknown flag -x for php-server (see spindle php-server --help)");
+    EXPECT_EQ(error_of({"php-server", "-rdir"}),
+              "unknown flag -rdir for php-server (see spindle php-server --help)");
+    EXPECT_EQ(error_of({"php-server", "--"}),
+              "unknown flag -- for php-server (see spindle php-server --help)");
+    EXPECT_EQ(error_of({"php-server", "--ROOT", "/x"}),
+              "unknown flag --ROOT for php-server (see spindle php-server --help)");
+}
+
+TEST(ParseCommandLine, RejectsPositionalArguments) {
+    EXPECT_EQ(error_of({"php-server", "/srv/app"}),
+              "unexpected argument \"/srv/app\" for php-server (see spindle php-server --help)");
+    EXPECT_THAT(error_of({"php-server", "-"}), HasSubstr("unexpected argument \"-\""));
+}
+
+TEST(ParseCommandLine, RejectsMissingValues) {
+    EXPECT_EQ(error_of({"php-server", "--root"}), "flag --root needs a value (DIR)");
+    EXPECT_EQ(error_of({"php-server", "-r"}), "flag -r needs a value (DIR)");
+    EXPECT_EQ(error_of({"php-server", "--root="}), "flag --root needs a value (DIR)");
+    // A forgotten value does not swallow the next flag.
+    EXPECT_EQ(error_of({"php-server", "--root", "--threads", "2"}),
+              "flag --root needs a value (DIR)");
+    EXPECT_EQ(error_of({"php-server", "--listen", "-v"}), "flag --listen needs a value (ADDR)");
+}
+
+TEST(ParseCommandLine, RejectsValuesOnSwitches) {
+    EXPECT_EQ(error_of({"php-server", "--no-file-server=true"}),
+              "flag --no-file-server takes no value");
+    EXPECT_EQ(error_of({"php-server", "-v=1"}), "flag -v takes no value");
+}
+
+TEST(ParseCommandLine, RejectsBadThreadCounts) {
+    EXPECT_EQ(error_of({"php-server", "--threads", "0"}),
+              "flag --threads: \"0\" is not a positive integer");
+    EXPECT_EQ(error_of({"php-server", "--threads", "-5"}),
+              "flag --threads: \"-5\" is not a positive integer");
+    EXPECT_EQ(error_of({"php-server", "--threads", "four"}),
+              "flag --threads: \"four\" is not a positive integer");
+    EXPECT_EQ(error_of({"php-server", "--threads", "4x"}),
+              "flag --threads: \"4x\" is not a positive integer");
+    EXPECT_EQ(error_of({"php-server", "--threads", "99999999999999999999999"}),
+              "flag --threads: \"99999999999999999999999\" is not a positive integer");
+    EXPECT_EQ(error_of({"php-server", "--io-threads", "0"}),
+              "flag --io-threads: \"0\" is not a positive integer");
+}
+
+TEST(ParseCommandLine, RejectsBadDurationsAndSizesNamingTheFlag) {
+    EXPECT_EQ(error_of({"php-server", "--max-wait-time", "5"}),
+              "flag --max-wait-time: invalid duration \"5\": missing unit (use ns, us, ms, s, m, h "
+              "or d, e.g. \"30s\")");
+    EXPECT_THAT(error_of({"php-server", "--idle-timeout=-1s"}),
+                HasSubstr("flag --idle-timeout: invalid duration \"-1s\": negative"));
+    EXPECT_THAT(error_of({"php-server", "--read-header-timeout", "soon"}),
+                HasSubstr("flag --read-header-timeout: invalid duration \"soon\""));
+    EXPECT_THAT(error_of({"php-server", "--read-body-timeout", "1x"}),
+                HasSubstr("flag --read-body-timeout: invalid duration"));
+    EXPECT_THAT(error_of({"php-server", "--write-timeout", "1x"}),
+                HasSubstr("flag --write-timeout: invalid duration"));
+    EXPECT_THAT(error_of({"php-server", "--max-body-size", "10XB"}),
+                HasSubstr("flag --max-body-size: invalid size \"10XB\""));
+    EXPECT_THAT(error_of({"php-server", "--max-header-size", "big"}),
+                HasSubstr("flag --max-header-size: invalid size \"big\""));
+}
+
+TEST(ParseCommandLine, AcceptsZeroBodySizeAndTimeouts) {
+    const server_config config =
+        php_server({"--max-body-size", "0", "--read-header-timeout", "0", "--max-wait-time", "0"});
+    EXPECT_EQ(config.limits.max_body_size, 0u);
+    EXPECT_EQ(config.limits.read_header_timeout, 0ms);
+    EXPECT_EQ(config.max_wait_time, 0ms);
+}
+
+TEST(ParseCommandLine, RejectsZeroHeaderSize) {
+    EXPECT_EQ(error_of({"php-server", "--max-header-size", "0"}),
+              "flag --max-header-size: size must be above 0");
+}
+
+TEST(ParseCommandLine, RejectsBadListenAddresses) {
+    EXPECT_THAT(error_of({"php-server", "--listen", "8080"}),
+                HasSubstr("flag --listen: invalid listen address \"8080\": missing port"));
+    EXPECT_EQ(error_of({"php-server", "-l", ":80", "-l", ":80"}),
+              "flag -l: address \":80\" is given twice");
+}
+
+TEST(ParseCommandLine, RejectsBadLogLevels) {
+    EXPECT_EQ(error_of({"php-server", "--log-level", "verbose"}),
+              "flag --log-level: unknown log level \"verbose\" (use trace, debug, info, warn or "
+              "error)");
+    EXPECT_THAT(error_of({"php-server", "--log-level", "INFO"}), HasSubstr("unknown log level"));
+}
+
+TEST(ParseCommandLine, RejectsBadPhpIniSettings) {
+    for (const char* setting : {"memory_limit", "=1", "memory limit=1"}) {
+        EXPECT_EQ(error_of({"php-server", "--php-ini-set", setting}),
+                  "flag --php-ini-set: \"" + std::string(setting) +
+                      "\" is not KEY=VALUE (e.g. memory_limit=256M)");
+    }
+}
+
+TEST(ParseCommandLine, IndexMustBeAPlainPhpFileName) {
+    EXPECT_EQ(php_server({"--index", "front.PHP"}).index, "front.PHP");
+    for (const char* index : {"index.html", "app/index.php", ".php", ".hidden.php", "php"}) {
+        EXPECT_THAT(error_of({"php-server", "--index", index}),
+                    HasSubstr("must be a file name ending in .php"))
+            << index;
+    }
+}
+
+TEST(ParseCommandLine, ValueMayStartWithDashWhenGivenWithEquals) {
+    EXPECT_EQ(php_server({"--root=-weird"}).root, "-weird");
+    EXPECT_THAT(php_server({"--php-ini-set=x=-1"}).php_ini, ElementsAre(Pair("x", "-1")));
+}
+
+}  // namespace
+}  // namespace spindle::config

@@ -1,0 +1,205 @@
+#include "worker/pool.hpp"
+
+#include <gtest/gtest.h>
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace spindle::worker {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A runtime without PHP: records which slot ran which request, and blocks each request until
+// the test releases it.
+class fake_runtime final : public slot_runtime {
+  public:
+    void run_thread(std::size_t index, const std::function<job()>& next_job) override {
+        while (job j = next_job()) {
+            std::unique_lock lock(mutex_);
+            runs_.push_back({index, j->id});
+            changed_.notify_all();
+            changed_.wait(lock, [&] { return released_ > 0 || release_all_; });
+            if (!release_all_) {
+                --released_;
+            }
+        }
+    }
+    void release_one() {
+        std::lock_guard lock(mutex_);
+        ++released_;
+        changed_.notify_all();
+    }
+    void release_all() {
+        std::lock_guard lock(mutex_);
+        release_all_ = true;
+        changed_.notify_all();
+    }
+    // Waits until `count` requests have started; returns them as (slot, request id).
+    std::vector<std::pair<std::size_t, std::uint64_t>> wait_runs(std::size_t count) {
+        std::unique_lock lock(mutex_);
+        bool ok = changed_.wait_for(lock, 5s, [&] { return runs_.size() >= count; });
+        EXPECT_TRUE(ok) << "only " << runs_.size() << " of " << count << " requests started";
+        return runs_;
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::vector<std::pair<std::size_t, std::uint64_t>> runs_;
+    int released_ = 0;
+    bool release_all_ = false;
+};
+
+job make_job(std::uint64_t id) {
+    auto r = std::make_shared<sapi::request>();
+    r->id = id;
+    return r;
+}
+
+class PoolTest : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        if (!spdlog::get("worker")) {
+            spdlog::register_logger(std::make_shared<spdlog::logger>(
+                "worker", std::make_shared<spdlog::sinks::null_sink_mt>()));
+        }
+    }
+    // Waits until the pool reports `busy` busy slots (a slot counts as busy on assignment, but
+    // it becomes ready only after the runtime returns to next_job).
+    static void wait_idle(pool& p) {
+        for (int i = 0; i < 500 && p.stats().busy > 0; ++i) {
+            std::this_thread::sleep_for(2ms);
+        }
+        ASSERT_EQ(p.stats().busy, 0u);
+    }
+};
+
+TEST_F(PoolTest, StartBringsEverySlotToReady) {
+    fake_runtime runtime;
+    pool p(runtime, {3, 8});
+    p.start();
+    for (const auto& s : p.slots()) {
+        EXPECT_EQ(s->state(), slot_state::ready);
+    }
+    p.stop();
+    for (const auto& s : p.slots()) {
+        EXPECT_EQ(s->state(), slot_state::done);
+    }
+}
+
+TEST_F(PoolTest, MostRecentlyIdleSlotIsUsedFirst) {
+    fake_runtime runtime;
+    pool p(runtime, {3, 8});
+    p.start();
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    auto first = runtime.wait_runs(1)[0].first;
+    runtime.release_one();
+    wait_idle(p);
+    // The slot that just finished is on top of the idle stack: it gets the next request.
+    ASSERT_EQ(p.submit(make_job(2), &ticket), submit_result::assigned);
+    EXPECT_EQ(runtime.wait_runs(2)[1].first, first);
+    runtime.release_all();
+    p.stop();
+}
+
+TEST_F(PoolTest, QueuesInArrivalOrderWhenAllBusyAndRejectsWhenFull) {
+    fake_runtime runtime;
+    pool p(runtime, {1, 2});
+    p.start();
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    runtime.wait_runs(1);
+    EXPECT_EQ(p.submit(make_job(2), &ticket), submit_result::queued);
+    EXPECT_EQ(p.submit(make_job(3), &ticket), submit_result::queued);
+    EXPECT_EQ(p.submit(make_job(4), &ticket), submit_result::rejected);
+    EXPECT_EQ(p.stats().queued, 2u);
+    runtime.release_one();
+    runtime.release_one();
+    auto runs = runtime.wait_runs(3);
+    EXPECT_EQ(runs[1].second, 2u);
+    EXPECT_EQ(runs[2].second, 3u);
+    runtime.release_all();
+    p.stop();
+    EXPECT_EQ(p.slots()[0]->requests_served(), 3u);
+}
+
+TEST_F(PoolTest, WithdrawTakesBackOnlyStillQueuedRequests) {
+    fake_runtime runtime;
+    pool p(runtime, {1, 4});
+    p.start();
+    std::uint64_t ticket = 0;
+    std::uint64_t second = 0;
+    std::uint64_t third = 0;
+    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    runtime.wait_runs(1);
+    ASSERT_EQ(p.submit(make_job(2), &second), submit_result::queued);
+    ASSERT_EQ(p.submit(make_job(3), &third), submit_result::queued);
+    EXPECT_NE(second, third);
+    EXPECT_TRUE(p.withdraw(second));
+    EXPECT_FALSE(p.withdraw(second));
+    runtime.release_one();
+    // Request 3 runs next: 2 was withdrawn and must never run.
+    auto runs = runtime.wait_runs(2);
+    EXPECT_EQ(runs[1].second, 3u);
+    EXPECT_FALSE(p.withdraw(third));
+    runtime.release_all();
+    p.stop();
+    EXPECT_EQ(runtime.wait_runs(2).size(), 2u);
+}
+
+TEST_F(PoolTest, StopFinishesQueuedWorkThenRejects) {
+    fake_runtime runtime;
+    pool p(runtime, {1, 4});
+    p.start();
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    runtime.wait_runs(1);
+    ASSERT_EQ(p.submit(make_job(2), &ticket), submit_result::queued);
+    std::thread stopper([&] { p.stop(); });
+    // stop() waits for the running and the queued request.
+    runtime.release_all();
+    stopper.join();
+    EXPECT_EQ(runtime.wait_runs(2).size(), 2u);
+    EXPECT_EQ(p.submit(make_job(3), &ticket), submit_result::rejected);
+}
+
+TEST_F(PoolTest, ManyThreadsSubmittingConcurrentlyLoseNothing) {
+    fake_runtime runtime;
+    runtime.release_all();
+    pool p(runtime, {4, 100000});
+    p.start();
+    std::atomic<int> accepted{0};
+    std::vector<std::thread> submitters;
+    for (int t = 0; t < 4; ++t) {
+        submitters.emplace_back([&, t] {
+            for (int i = 0; i < 500; ++i) {
+                std::uint64_t ticket = 0;
+                auto result = p.submit(make_job(static_cast<std::uint64_t>(t * 1000 + i)), &ticket);
+                if (result != submit_result::rejected) {
+                    ++accepted;
+                }
+            }
+        });
+    }
+    for (auto& t : submitters) {
+        t.join();
+    }
+    EXPECT_EQ(accepted.load(), 2000);
+    p.stop();
+    std::uint64_t served = 0;
+    for (const auto& s : p.slots()) {
+        served += s->requests_served();
+    }
+    EXPECT_EQ(served, 2000u);
+}
+
+}  // namespace
+}  // namespace spindle::worker
