@@ -180,6 +180,7 @@ void engine::run_script(request& req) noexcept {
         php_handle_auth_data(auth->value.c_str());
     }
 
+    bool failed = false;
     if (php_request_startup() == SUCCESS) {
         zend_file_handle file;
         zend_stream_init_filename(&file, req.script_filename.c_str());
@@ -189,6 +190,10 @@ void engine::run_script(request& req) noexcept {
         }
         zend_end_try();
         zend_destroy_file_handle(&file);
+        // Fatal errors and uncaught exceptions end up as the last error of the request.
+        constexpr int fatal =
+            E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE | E_RECOVERABLE_ERROR;
+        failed = PG(last_error_message) != nullptr && (PG(last_error_type) & fatal) != 0;
     } else {
         spdlog::get("sapi")->error("[slot {} req {}] PHP request start-up failed", ctx.index,
                                    req.id);
@@ -196,7 +201,7 @@ void engine::run_script(request& req) noexcept {
     php_request_shutdown(nullptr);
 
     if (!ctx.finished) {
-        req.sink->finish();
+        req.sink->finish(failed);
         ctx.finished = true;
     }
     SG(server_context) = nullptr;

@@ -21,7 +21,7 @@ void finish_request(zval* return_value) {
     }
     php_output_end_all();
     php_header();
-    ctx->req->sink->finish();
+    ctx->req->sink->finish(false);
     ctx->finished = true;
     RETURN_TRUE;
 }

@@ -41,7 +41,9 @@ class output_sink {
     /// Pushes what was written so far to the client now (PHP's flush()).
     virtual bool flush() noexcept = 0;
     /// Completes the response; the connection moves on while the script may still run.
-    virtual void finish() noexcept = 0;
+    /// `script_failed` (a fatal error or uncaught exception) turns a 200 that has not reached
+    /// the client yet into a 500, as php-fpm's output buffer allows it to.
+    virtual void finish(bool script_failed) noexcept = 0;
     /// True once the client disconnected or a write failed.
     virtual bool is_aborted() const noexcept = 0;
 };

@@ -110,9 +110,12 @@ bool php_exchange::flush() noexcept {
     return bytes.empty() || post(std::move(bytes), false);
 }
 
-void php_exchange::finish() noexcept {
+void php_exchange::finish(bool script_failed) noexcept {
     if (finished_) {
         return;
+    }
+    if (script_failed && !committed_ && status_ == 200) {
+        status_ = 500;
     }
     if (!head_received_) {
         // The script ended before PHP produced a head (request start-up failed).

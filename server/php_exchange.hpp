@@ -44,7 +44,7 @@ class php_exchange final : public sapi::output_sink {
                    std::vector<sapi::header> headers) noexcept override;
     bool write(std::string_view data) noexcept override;
     bool flush() noexcept override;
-    void finish() noexcept override;
+    void finish(bool script_failed) noexcept override;
     bool is_aborted() const noexcept override;
 
     /// `bytes` of what this exchange posted were written to the socket (I/O strand).
