@@ -119,6 +119,20 @@ void add_php_ini_setting(php_server_args& args, std::string_view value) {
     args.config.php_ini.emplace_back(key, value.substr(equals + 1));
 }
 
+// "FILE" or "FILE,NUM": FrankenPHP's --worker syntax.
+void add_worker(php_server_args& args, std::string_view value) {
+    worker_config worker;
+    const std::size_t comma = value.rfind(',');
+    worker.file = value.substr(0, comma);
+    if (comma != std::string_view::npos) {
+        worker.num = parse_positive_count(value.substr(comma + 1));
+    }
+    if (worker.file.empty()) {
+        throw config_error("\"" + std::string(value) + "\" is not FILE or FILE,NUM");
+    }
+    args.config.workers.push_back(std::move(worker));
+}
+
 constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"root", 'r', "DIR", "document root to serve",
      [](php_server_args& args, std::string_view value) { args.config.root = value; },
@@ -136,6 +150,8 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.num_threads = parse_positive_count(value);
      },
      nullptr},
+    {"worker", 'w', "FILE[,NUM]", "worker script on NUM threads (default: 2 x cores); repeatable",
+     add_worker, nullptr},
     {"io-threads", '\0', "N", "I/O threads (default: CPU cores)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);

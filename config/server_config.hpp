@@ -25,6 +25,19 @@ struct http_limits {
         10'000;  ///< accepted connections at once; more wait in the backlog
 };
 
+/// A worker group: a script that boots once per thread and then serves request after request
+/// through frankenphp_handle_request(). Requests whose resolved script is `file` go to it.
+struct worker_config {
+    std::string file;     ///< the worker script; made absolute by validation
+    std::size_t num = 0;  ///< threads running it; 0 = 2 x CPU cores
+    std::string name;     ///< for logs and metrics; defaults to the file
+    std::vector<std::pair<std::string, std::string>> env;  ///< extra $_SERVER/$_ENV entries
+    std::uint64_t max_requests = 0;  ///< restart a thread's script after this many; 0 = never
+    /// Boot failures in a row before start-up gives up (at run time the worker keeps retrying
+    /// with backoff); 0 = never give up.
+    unsigned max_consecutive_failures = 6;
+};
+
 /// Everything a running server needs; built from CLI flags (config/command_line.hpp) and, later,
 /// from the Caddyfile/JSON front ends. Read-only once the server starts.
 struct server_config {
@@ -38,6 +51,7 @@ struct server_config {
     std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
     std::optional<std::string> php_ini_file;          ///< --php-ini: replaces php.ini lookup
     std::vector<std::pair<std::string, std::string>> php_ini;  ///< extra ini settings
+    std::vector<worker_config> workers;                        ///< worker groups
     http_limits limits;
     std::string log_level = "info";
 };

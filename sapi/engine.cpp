@@ -1,5 +1,6 @@
 #include "sapi/engine.hpp"
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <memory>
@@ -8,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "sapi/env_snapshot.hpp"
+#include "sapi/log_sink.hpp"
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
 #include "sapi/sapi_module.hpp"
@@ -45,6 +47,8 @@ void ini_defaults(HashTable* configuration) {
     set("html_errors", "0");
     set("expose_php", "0");
     set("max_execution_time", "30");
+    // argv/argc from the query string is a CLI habit that costs every web request.
+    set("register_argc_argv", "0");
     set("opcache.enable", "1");
     set("opcache.validate_timestamps", "1");
 }
@@ -92,10 +96,61 @@ const header* find_header(const request& req, std::string_view name) {
     return nullptr;
 }
 
+double now_seconds() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// Runs a script file in the current request; false when it ended on a fatal error or an
+// uncaught exception (both end up as the request's last error).
+bool execute_file(const std::string& path) noexcept {
+    zend_file_handle file;
+    zend_stream_init_filename(&file, path.c_str());
+    file.primary_script = 1;
+    zend_try {
+        php_execute_script(&file);
+    }
+    zend_end_try();
+    zend_destroy_file_handle(&file);
+    constexpr int fatal =
+        E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE | E_RECOVERABLE_ERROR;
+    return !(PG(last_error_message) != nullptr && (PG(last_error_type) & fatal) != 0);
+}
+
 }  // namespace
 
 slot_context* current_slot() noexcept {
     return thread_slot;
+}
+
+void bind_request(slot_context& ctx, request& req) noexcept {
+    ctx.req = &req;
+    ctx.finished = false;
+    collect_cookies(req, ctx.cookies);
+
+    // SAPI reads these during request start-up; they point into `req`, which outlives it.
+    SG(server_context) = &ctx;
+    SG(request_info).request_method = req.method.c_str();
+    SG(request_info).query_string = req.query.empty() ? nullptr : req.query.data();
+    SG(request_info).request_uri = req.uri.data();
+    SG(request_info).path_translated = req.script_filename.data();
+    SG(request_info).content_type = req.content_type.empty() ? nullptr : req.content_type.c_str();
+    SG(request_info).content_length = static_cast<zend_long>(req.content_length);
+    SG(sapi_headers).http_response_code = 200;
+    if (const header* auth = find_header(req, "authorization")) {
+        // Fills SG(request_info).auth_user/auth_password (emalloc'd; sapi_deactivate frees them).
+        php_handle_auth_data(auth->value.c_str());
+    }
+}
+
+void unbind_request(slot_context& ctx) noexcept {
+    SG(server_context) = nullptr;
+    SG(request_info).request_method = nullptr;
+    SG(request_info).query_string = nullptr;
+    SG(request_info).request_uri = nullptr;
+    SG(request_info).path_translated = nullptr;
+    SG(request_info).content_type = nullptr;
+    ctx.req = nullptr;
 }
 
 engine::engine(engine_options options) {
@@ -162,38 +217,11 @@ const char* engine::php_version() noexcept {
 
 void engine::run_script(request& req) noexcept {
     slot_context& ctx = *thread_slot;
-    ctx.req = &req;
-    ctx.finished = false;
-    collect_cookies(req, ctx.cookies);
-
-    // SAPI reads these during php_request_startup(); they point into `req`, which outlives it.
-    SG(server_context) = &ctx;
-    SG(request_info).request_method = req.method.c_str();
-    SG(request_info).query_string = req.query.empty() ? nullptr : req.query.data();
-    SG(request_info).request_uri = req.uri.data();
-    SG(request_info).path_translated = req.script_filename.data();
-    SG(request_info).content_type = req.content_type.empty() ? nullptr : req.content_type.c_str();
-    SG(request_info).content_length = static_cast<zend_long>(req.content_length);
-    SG(sapi_headers).http_response_code = 200;
-    if (const header* auth = find_header(req, "authorization")) {
-        // Fills SG(request_info).auth_user/auth_password (emalloc'd; sapi_deactivate frees them).
-        php_handle_auth_data(auth->value.c_str());
-    }
+    bind_request(ctx, req);
 
     bool failed = false;
     if (php_request_startup() == SUCCESS) {
-        zend_file_handle file;
-        zend_stream_init_filename(&file, req.script_filename.c_str());
-        file.primary_script = 1;
-        zend_try {
-            php_execute_script(&file);
-        }
-        zend_end_try();
-        zend_destroy_file_handle(&file);
-        // Fatal errors and uncaught exceptions end up as the last error of the request.
-        constexpr int fatal =
-            E_ERROR | E_CORE_ERROR | E_COMPILE_ERROR | E_USER_ERROR | E_PARSE | E_RECOVERABLE_ERROR;
-        failed = PG(last_error_message) != nullptr && (PG(last_error_type) & fatal) != 0;
+        failed = !execute_file(req.script_filename);
     } else {
         spdlog::get("sapi")->error("[slot {} req {}] PHP request start-up failed", ctx.index,
                                    req.id);
@@ -204,13 +232,63 @@ void engine::run_script(request& req) noexcept {
         req.sink->finish(failed);
         ctx.finished = true;
     }
-    SG(server_context) = nullptr;
-    SG(request_info).request_method = nullptr;
-    SG(request_info).query_string = nullptr;
-    SG(request_info).request_uri = nullptr;
-    SG(request_info).path_translated = nullptr;
-    SG(request_info).content_type = nullptr;
-    ctx.req = nullptr;
+    unbind_request(ctx);
+}
+
+worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hooks) noexcept {
+    slot_context& ctx = *thread_slot;
+    worker_outcome outcome;
+
+    // The script boots inside a pseudo-request whose output goes to the log.
+    log_sink boot_output(script.name);
+    empty_body no_body;
+    request boot;
+    boot.method = "GET";
+    boot.uri = script.script_name;
+    boot.document_root = script.document_root;
+    boot.script_filename = script.file;
+    boot.script_name = script.script_name;
+    boot.server_name = "localhost";
+    boot.start_time = now_seconds();
+    boot.body = &no_body;
+    boot.sink = &boot_output;
+
+    ctx.worker = &script;
+    ctx.hooks = &hooks;
+    ctx.boot_request = &boot;
+    ctx.worker_ready = false;
+    ctx.in_worker_request = false;
+    ctx.worker_requests = 0;
+    bind_request(ctx, boot);
+
+    if (php_request_startup() == SUCCESS) {
+        outcome.failed = !execute_file(script.file);
+        if (outcome.failed) {
+            outcome.error = PG(last_error_message) != nullptr
+                                ? std::string(ZSTR_VAL(PG(last_error_message)))
+                                : "the script ended with a fatal error";
+        }
+    } else {
+        outcome.failed = true;
+        outcome.error = "PHP request start-up failed";
+    }
+    outcome.reached_handle_request = ctx.worker_ready;
+    outcome.requests = ctx.worker_requests;
+
+    // A crash inside a handler leaves that request open: the shutdown below flushes its output,
+    // then it is finished as failed (500 while nothing was sent yet).
+    request* open_request = ctx.in_worker_request ? ctx.req : nullptr;
+    php_request_shutdown(nullptr);
+    if (open_request != nullptr && !ctx.finished) {
+        open_request->sink->finish(true);
+        ctx.finished = true;
+    }
+    unbind_request(ctx);
+    ctx.worker = nullptr;
+    ctx.hooks = nullptr;
+    ctx.boot_request = nullptr;
+    ctx.in_worker_request = false;
+    return outcome;
 }
 
 }  // namespace spindle::sapi

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sapi/request.hpp"
+#include "sapi/worker_script.hpp"
 
 namespace spindle::sapi {
 
@@ -48,6 +49,11 @@ class engine {
     /// request start-up, execution, shutdown. The response is complete (sink finished) when it
     /// returns. Never throws; PHP errors become a 500 and a log line.
     void run_script(request& req) noexcept;
+
+    /// Runs a worker script once on the calling slot thread: it boots, then serves the requests
+    /// `hooks.next_request` hands it through frankenphp_handle_request() until that returns
+    /// null or the script ends or dies. Never throws.
+    worker_outcome run_worker(const worker_script& script, worker_hooks& hooks) noexcept;
 
     /// The PHP version string ("8.2.32").
     static const char* php_version() noexcept;

@@ -18,4 +18,5 @@ extern "C" {
 #include <main/php_main.h>
 #include <main/php_output.h>
 #include <main/php_variables.h>
+#include <ext/spl/spl_exceptions.h>
 #include <ext/standard/info.h>

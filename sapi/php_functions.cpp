@@ -4,6 +4,7 @@
 
 #include "sapi/sapi_module.hpp"
 #include "sapi/slot_context.hpp"
+#include "sapi/worker_request.hpp"
 
 namespace spindle::sapi {
 namespace {
@@ -81,6 +82,10 @@ ZEND_END_ARG_INFO()
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_headers_array, 0, 0, IS_ARRAY, 0)
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_handle_request, 0, 1, _IS_BOOL, 0)
+ZEND_ARG_TYPE_INFO(0, callback, IS_CALLABLE, 0)
+ZEND_END_ARG_INFO()
+
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_headers_send, 0, 0, IS_LONG, 0)
 ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, status, IS_LONG, 0, "200")
 ZEND_END_ARG_INFO()
@@ -88,6 +93,32 @@ ZEND_END_ARG_INFO()
 PHP_FUNCTION(frankenphp_finish_request) {
     ZEND_PARSE_PARAMETERS_NONE();
     finish_request(return_value);
+}
+
+// frankenphp_handle_request(callable $callback): bool - the worker loop's one call. Only plain
+// C data lives in this frame: the handler may bail out (longjmp) through it.
+PHP_FUNCTION(frankenphp_handle_request) {
+    zend_fcall_info handler;
+    zend_fcall_info_cache handler_cache;
+    ZEND_PARSE_PARAMETERS_START(1, 1)
+    Z_PARAM_FUNC(handler, handler_cache)
+    ZEND_PARSE_PARAMETERS_END();
+
+    slot_context* ctx = current_slot();
+    if (ctx == nullptr || ctx->worker == nullptr) {
+        zend_throw_exception(spl_ce_RuntimeException,
+                             "frankenphp_handle_request() is only available in worker mode "
+                             "(start the script with --worker)",
+                             0);
+        RETURN_THROWS();
+    }
+    if (ctx->in_worker_request) {
+        zend_throw_exception(spl_ce_RuntimeException,
+                             "frankenphp_handle_request() cannot be called from its own handler",
+                             0);
+        RETURN_THROWS();
+    }
+    RETURN_BOOL(handle_worker_request(*ctx, &handler, &handler_cache));
 }
 
 PHP_FUNCTION(getallheaders) {
@@ -122,8 +153,10 @@ PHP_FUNCTION(headers_send) {
 namespace {
 
 const zend_function_entry spindle_functions[] = {
-    ZEND_FE(frankenphp_finish_request, arginfo_finish_request)
-        ZEND_FALIAS(fastcgi_finish_request, frankenphp_finish_request, arginfo_finish_request)
+    ZEND_FE(frankenphp_handle_request, arginfo_handle_request) ZEND_FALIAS(
+        spindle_handle_request, frankenphp_handle_request, arginfo_handle_request)
+        ZEND_FE(frankenphp_finish_request, arginfo_finish_request) ZEND_FALIAS(
+            fastcgi_finish_request, frankenphp_finish_request, arginfo_finish_request)
             ZEND_FE(getallheaders, arginfo_headers_array) ZEND_FALIAS(
                 apache_request_headers, getallheaders, arginfo_headers_array)
                 ZEND_FALIAS(frankenphp_request_headers, getallheaders, arginfo_headers_array)

@@ -57,8 +57,16 @@ bool equals_ignore_case(std::string_view a, std::string_view b) noexcept {
 
 }  // namespace
 
-void register_server_variables(const request& req, zval* array) noexcept {
+void register_server_variables(const request& req, const worker_script* worker,
+                               zval* array) noexcept {
     const std::string_view scheme = req.is_https ? "https" : "http";
+
+    if (worker != nullptr) {
+        for (const auto& [name, value] : worker->env) {
+            add(array, name.c_str(), value);
+        }
+        add(array, "FRANKENPHP_WORKER", "1");
+    }
 
     add(array, "SERVER_SOFTWARE", "Spindle/" SPINDLE_VERSION);
     add(array, "GATEWAY_INTERFACE", "CGI/1.1");

@@ -2,12 +2,15 @@
 
 #include "sapi/php.hpp"
 #include "sapi/request.hpp"
+#include "sapi/worker_script.hpp"
 
 namespace spindle::sapi {
 
 /// Adds the CGI/1.1 variables, FrankenPHP-compatible extras and one HTTP_* entry per request
 /// header to `track_vars_array` ($_SERVER). Values pass through PHP's input filter (filter.default)
 /// like php-fpm's. Slot thread, during request start-up.
-void register_server_variables(const request& req, zval* track_vars_array) noexcept;
+/// In worker mode `worker` adds its env entries and FRANKENPHP_WORKER=1 first.
+void register_server_variables(const request& req, const worker_script* worker,
+                               zval* track_vars_array) noexcept;
 
 }  // namespace spindle::sapi

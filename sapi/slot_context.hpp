@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sapi/request.hpp"
+#include "sapi/worker_script.hpp"
 
 namespace spindle::sapi {
 
@@ -17,9 +18,24 @@ struct slot_context {
     bool finished = false;      ///< the response was completed (finish_request or end)
     std::string cookies;        ///< Cookie header values joined with "; " (read_cookies)
     std::string status_reason;  ///< scratch for the reason phrase of a custom status line
+
+    // Worker mode: set while a resident worker script runs on this slot.
+    const worker_script* worker = nullptr;  ///< the script and its env; null in classic mode
+    worker_hooks* hooks = nullptr;          ///< how the script waits for its next request
+    request* boot_request = nullptr;        ///< the pseudo-request the script boots in
+    bool worker_ready = false;              ///< the script reached frankenphp_handle_request()
+    bool in_worker_request = false;         ///< a handler call is running
+    std::uint64_t worker_requests = 0;      ///< requests handled by this run of the script
 };
 
 /// The calling slot thread's context; null on threads that are not slot threads.
 slot_context* current_slot() noexcept;
+
+/// Points the SAPI globals (SG) and the context at `req` before its request start-up; the
+/// strings stay owned by `req`. Slot thread.
+void bind_request(slot_context& ctx, request& req) noexcept;
+
+/// Clears what bind_request() set, after the request's shutdown. Slot thread.
+void unbind_request(slot_context& ctx) noexcept;
 
 }  // namespace spindle::sapi

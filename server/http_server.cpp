@@ -41,10 +41,12 @@ tcp::endpoint resolve_endpoint(const config::listen_address& address) {
 
 }  // namespace
 
-http_server::http_server(const config::server_config& config, std::string root, worker::pool& pool)
+http_server::http_server(const config::server_config& config, std::string root, worker::pool& pool,
+                         std::vector<worker_route> workers)
     : config_(config),
       ioc_(),
-      context_{config, router_options{std::move(root), config.index, config.file_server}, pool},
+      context_{config, router_options{std::move(root), config.index, config.file_server}, pool,
+               std::move(workers)},
       signals_(ioc_, SIGINT, SIGTERM),
       drain_timer_(ioc_) {
     for (const auto& address : config.listen) {

@@ -25,7 +25,8 @@ class http_server {
   public:
     /// Binds every listen address (throws std::system_error on failure, before anything is
     /// served). `root` must be the canonical document root.
-    http_server(const config::server_config& config, std::string root, worker::pool& pool);
+    http_server(const config::server_config& config, std::string root, worker::pool& pool,
+                std::vector<worker_route> workers);
     ~http_server();
     http_server(const http_server&) = delete;
     http_server& operator=(const http_server&) = delete;

@@ -506,8 +506,15 @@ void http_session::dispatch_php(const route& r) {
     out.sink = exchange.get();
 
     exchange_ = exchange;
+    queue_group_ = 0;
+    for (const worker_route& w : context_.workers) {
+        if (w.file == r.file) {
+            queue_group_ = w.group;
+            break;
+        }
+    }
     worker::job job(exchange, &exchange->request);
-    switch (context_.pool.submit(std::move(job), &queue_ticket_)) {
+    switch (context_.pool.submit(queue_group_, std::move(job), &queue_ticket_)) {
         case worker::submit_result::assigned: watch_for_disconnect(); return;
         case worker::submit_result::queued:
             queue_timer_.expires_after(context_.config.max_wait_time);
@@ -529,7 +536,7 @@ void http_session::on_queue_timeout(beast::error_code ec) {
     }
     // Still queued past max_wait_time: take it back and answer for it. If a slot already took
     // it, the slot answers.
-    if (context_.pool.withdraw(queue_ticket_)) {
+    if (context_.pool.withdraw(queue_group_, queue_ticket_)) {
         log()->warn(
             "[req {}] waited {} ms for a PHP thread; answered 503. Raise --threads or "
             "max_wait_time if this persists",
@@ -561,7 +568,7 @@ void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t gener
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || ec) {
         log()->debug("[req {}] client disconnected while PHP was running", request_id_);
         exchange_->abort();
-        if (context_.pool.withdraw(queue_ticket_)) {
+        if (context_.pool.withdraw(queue_group_, queue_ticket_)) {
             queue_timer_.cancel();
         }
         exchange_.reset();

@@ -109,6 +109,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
     std::shared_ptr<php_exchange> exchange_;
     boost::asio::steady_timer queue_timer_;
     std::uint64_t queue_ticket_ = 0;
+    std::size_t queue_group_ = 0;  ///< pool group the request went to
     std::uint64_t watch_generation_ = 0;
 
     // Static file streaming.

@@ -1,12 +1,13 @@
 #include "worker/classic_runtime.hpp"
 
 #include "sapi/engine.hpp"
+#include "worker/pool.hpp"
 
 namespace spindle::worker {
 
-void classic_runtime::run_thread(std::size_t index, const std::function<job()>& next_job) {
+void classic_runtime::run_thread(std::size_t index, pool& host) {
     sapi::engine::thread_scope php_thread(engine_, index);
-    while (job request = next_job()) {
+    while (job request = host.next_job(index)) {
         engine_.run_script(*request);
     }
 }

@@ -14,7 +14,7 @@ class classic_runtime final : public slot_runtime {
   public:
     explicit classic_runtime(sapi::engine& engine) : engine_(engine) {}
     /// Slot thread: create the PHP context once, run request after request, free it at the end.
-    void run_thread(std::size_t index, const std::function<job()>& next_job) override;
+    void run_thread(std::size_t index, pool& host) override;
 
   private:
     sapi::engine& engine_;

@@ -1,17 +1,22 @@
 #include "worker/pool.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <spdlog/spdlog.h>
 
 namespace spindle::worker {
 
-pool::pool(slot_runtime& runtime, pool_options options) : runtime_(runtime), options_(options) {
-    slots_.reserve(options_.num_threads);
-    for (std::size_t i = 0; i < options_.num_threads; ++i) {
-        slots_.push_back(std::make_unique<slot>(i));
+pool::pool(pool_options options) : max_queue_(options.max_queue) {
+    for (auto& g : options.groups) {
+        std::size_t group_index = groups_.size();
+        for (std::size_t i = 0; i < g.num_threads; ++i) {
+            slot_group_.push_back(group_index);
+            slots_.push_back(std::make_unique<slot>(slots_.size()));
+        }
+        groups_.push_back(std::make_unique<group>(std::move(g)));
+        groups_.back()->idle.reserve(groups_.back()->options.num_threads);
     }
-    idle_.reserve(options_.num_threads);
 }
 
 pool::~pool() {
@@ -23,18 +28,24 @@ void pool::start() {
         s->transition(slot_state::booting);
         s->thread_ = std::thread([this, index = s->index()] { run_slot(index); });
     }
-    std::unique_lock lock(mutex_);
-    booted_cv_.wait(lock, [this] { return booted_ == slots_.size(); });
+    std::string error;
+    {
+        std::unique_lock lock(boot_mutex_);
+        boot_cv_.wait(lock, [this] { return booted_ == slots_.size() || !startup_error_.empty(); });
+        error = startup_error_;
+        started_ = error.empty();
+    }
+    if (!error.empty()) {
+        stop();
+        throw std::runtime_error(error);
+    }
     spdlog::get("worker")->info("{} PHP threads ready", slots_.size());
 }
 
 void pool::stop() {
-    {
-        std::lock_guard lock(mutex_);
-        if (stopping_) {
-            return;
-        }
-        stopping_ = true;
+    for (auto& g : groups_) {
+        std::lock_guard lock(g->mutex);
+        g->stopping = true;
     }
     for (auto& s : slots_) {
         s->wakeup_.notify_all();
@@ -46,80 +57,137 @@ void pool::stop() {
     }
 }
 
-submit_result pool::submit(job request, std::uint64_t* ticket) {
-    std::unique_lock lock(mutex_);
-    if (stopping_) {
+bool pool::has_started() const {
+    std::lock_guard lock(boot_mutex_);
+    return started_;
+}
+
+submit_result pool::submit(std::size_t group_index, job request, std::uint64_t* ticket) {
+    group& g = *groups_[group_index];
+    std::unique_lock lock(g.mutex);
+    if (g.stopping) {
         return submit_result::rejected;
     }
-    if (!idle_.empty()) {
-        slot& s = *slots_[idle_.back()];
-        idle_.pop_back();
+    if (!g.idle.empty()) {
+        slot& s = *slots_[g.idle.back()];
+        g.idle.pop_back();
         s.assigned_ = std::move(request);
         s.transition(slot_state::busy);
-        ++busy_;
+        ++g.busy;
         lock.unlock();
         s.wakeup_.notify_one();
         return submit_result::assigned;
     }
-    if (queue_.size() >= options_.max_queue) {
+    if (g.queue.size() >= max_queue_) {
         return submit_result::rejected;
     }
-    *ticket = next_ticket_++;
-    queue_.push_back({*ticket, std::move(request)});
+    *ticket = g.next_ticket++;
+    g.queue.push_back({*ticket, std::move(request)});
     return submit_result::queued;
 }
 
-bool pool::withdraw(std::uint64_t ticket) {
-    std::lock_guard lock(mutex_);
+bool pool::withdraw(std::size_t group_index, std::uint64_t ticket) {
+    group& g = *groups_[group_index];
+    std::lock_guard lock(g.mutex);
     // Entries expire in arrival order, so the one asked for is almost always at the front.
-    auto it = std::find_if(queue_.begin(), queue_.end(),
+    auto it = std::find_if(g.queue.begin(), g.queue.end(),
                            [ticket](const queued_job& q) { return q.ticket == ticket; });
-    if (it == queue_.end()) {
+    if (it == g.queue.end()) {
         return false;
     }
-    queue_.erase(it);
+    g.queue.erase(it);
     return true;
 }
 
 pool_stats pool::stats() const {
-    std::lock_guard lock(mutex_);
-    return {slots_.size(), busy_, queue_.size()};
+    pool_stats total;
+    total.total = slots_.size();
+    for (const auto& g : groups_) {
+        std::lock_guard lock(g->mutex);
+        total.busy += g->busy;
+        total.queued += g->queue.size();
+    }
+    return total;
 }
 
 void pool::run_slot(std::size_t index) {
     slot& s = *slots_[index];
-    runtime_.run_thread(index, [this, &s] { return next_job(s); });
-    s.transition(slot_state::done);
+    groups_[slot_group_[index]]->options.runtime->run_thread(index, *this);
+    // Whatever the runtime left behind (restarting after a failed boot, booting after a
+    // refused start), the thread is over.
+    if (s.state() == slot_state::restarting || s.state() == slot_state::booting ||
+        s.state() == slot_state::draining) {
+        s.transition(slot_state::done);
+    }
 }
 
-job pool::next_job(slot& s) {
-    std::unique_lock lock(mutex_);
-    if (s.state() == slot_state::booting) {
-        // First call: the runtime finished setting the thread up.
-        s.transition(slot_state::ready);
-        idle_.push_back(s.index());
+void pool::mark_booted() {
+    {
+        std::lock_guard lock(boot_mutex_);
         ++booted_;
-        booted_cv_.notify_all();
+    }
+    boot_cv_.notify_all();
+}
+
+job pool::next_job(std::size_t index) {
+    slot& s = *slots_[index];
+    group& g = *groups_[slot_group_[index]];
+    std::unique_lock lock(g.mutex);
+    if (s.state() == slot_state::booting) {
+        // The runtime finished setting the thread (or its worker script) up.
+        s.transition(slot_state::ready);
+        g.idle.push_back(index);
+        if (!s.has_booted_) {
+            s.has_booted_ = true;
+            mark_booted();
+        }
     } else if (s.state() == slot_state::busy) {
         s.requests_served_.fetch_add(1, std::memory_order_relaxed);
         // Oldest waiting request first; the slot stays busy and warm.
-        if (!queue_.empty()) {
-            job next = std::move(queue_.front().request);
-            queue_.pop_front();
+        if (!g.queue.empty()) {
+            job next = std::move(g.queue.front().request);
+            g.queue.pop_front();
             return next;
         }
-        --busy_;
+        --g.busy;
         s.transition(slot_state::ready);
-        idle_.push_back(s.index());
+        g.idle.push_back(index);
     }
-    s.wakeup_.wait(lock, [&] { return s.assigned_ || stopping_; });
+    s.wakeup_.wait(lock, [&] { return s.assigned_ || g.stopping; });
     if (s.assigned_) {
         return std::move(s.assigned_);
     }
     // Stopping: the queue is empty whenever a slot is idle, so nothing is left behind.
-    idle_.erase(std::find(idle_.begin(), idle_.end(), s.index()));
+    g.idle.erase(std::find(g.idle.begin(), g.idle.end(), index));
     s.transition(slot_state::draining);
     return nullptr;
+}
+
+bool pool::restart(std::size_t index, std::chrono::milliseconds backoff) {
+    slot& s = *slots_[index];
+    group& g = *groups_[slot_group_[index]];
+    std::unique_lock lock(g.mutex);
+    if (s.state() == slot_state::busy) {
+        s.requests_served_.fetch_add(1, std::memory_order_relaxed);
+        --g.busy;
+    }
+    s.transition(slot_state::restarting);
+    s.wakeup_.wait_for(lock, backoff, [&] { return g.stopping; });
+    if (g.stopping) {
+        return false;
+    }
+    s.transition(slot_state::booting);
+    return true;
+}
+
+void pool::fail_startup(std::string reason) {
+    {
+        std::lock_guard lock(boot_mutex_);
+        if (startup_error_.empty()) {
+            startup_error_ = std::move(reason);
+        }
+    }
+    boot_cv_.notify_all();
 }
 
 }  // namespace spindle::worker

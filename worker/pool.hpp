@@ -1,12 +1,13 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "worker/slot.hpp"
@@ -17,14 +18,23 @@ namespace spindle::worker {
 /// How a request submission ended.
 enum class submit_result {
     assigned,  ///< an idle slot took it at once
-    queued,    ///< every slot is busy; it waits in the FIFO (withdraw() it on its deadline)
+    queued,    ///< every slot of the group is busy; it waits in the FIFO (withdraw() it on its
+               ///< deadline)
     rejected,  ///< the queue is full or the pool is stopping: answer 503 now
+};
+
+/// One group of slots that serve the same kind of request: the classic scripts, or one worker
+/// script. Requests are submitted to a group; its slots share an idle stack and a queue.
+struct group_options {
+    std::string name;                 ///< "classic" or the worker's name, for logs
+    std::size_t num_threads = 1;      ///< slots in the group
+    slot_runtime* runtime = nullptr;  ///< what its threads run; outlives the pool
 };
 
 /// Sizing of the pool; read once at construction.
 struct pool_options {
-    std::size_t num_threads = 2;
-    std::size_t max_queue = 4096;
+    std::vector<group_options> groups;
+    std::size_t max_queue = 4096;  ///< per group
 };
 
 /// Counters for metrics and the admin view; a snapshot, taken under the lock.
@@ -36,42 +46,58 @@ struct pool_stats {
 
 /// The fixed array of PHP slot threads and the dispatch of requests to them.
 ///
-/// Dispatch takes the most recently idle slot first (its caches are warm), else appends to a
-/// bounded FIFO; a slot that finishes takes the oldest queued request before going idle. One
-/// mutex guards the idle stack, the queue and the slots' assignments; it is held only for a few
-/// pointer moves.
+/// Dispatch takes the group's most recently idle slot first (its caches are warm), else
+/// appends to the group's bounded FIFO; a slot that finishes takes the oldest queued request
+/// before going idle. Each group has one mutex, held only for a few pointer moves.
 ///
 /// Threads: submit() and withdraw() run on I/O threads; start(), stop() and the destructor on
-/// the control thread; each slot's loop on its own PHP thread.
+/// the control thread; next_job(), restart() and fail_startup() on slot threads, called by
+/// their runtime.
 class pool {
   public:
-    /// `runtime` runs on every slot thread; it must outlive the pool.
-    pool(slot_runtime& runtime, pool_options options);
+    explicit pool(pool_options options);
     ~pool();
     pool(const pool&) = delete;
     pool& operator=(const pool&) = delete;
 
     /// Starts every slot thread and waits until each asked for its first request (control
-    /// thread).
+    /// thread). Throws std::runtime_error, after stopping the threads, when a runtime gave up
+    /// with fail_startup().
     void start();
 
     /// Refuses new work, lets queued and running requests finish, joins every thread
     /// (control thread). Idempotent.
     void stop();
 
-    /// Hands a request to a slot or the queue. On `queued`, `*ticket` identifies the entry for
-    /// withdraw().
-    submit_result submit(job request, std::uint64_t* ticket);
+    /// Hands a request to a slot of `group` or to its queue. On `queued`, `*ticket`
+    /// identifies the entry for withdraw().
+    submit_result submit(std::size_t group, job request, std::uint64_t* ticket);
 
     /// Removes a queued request whose deadline passed. True if it was still queued (the caller
     /// answers it); false if a slot already took it.
-    bool withdraw(std::uint64_t ticket);
+    bool withdraw(std::size_t group, std::uint64_t ticket);
 
-    /// A consistent snapshot of the counters (any thread).
+    /// Counters over every group (any thread).
     pool_stats stats() const;
 
     /// The slots, for read-only observation (state, requests served).
     const std::vector<std::unique_ptr<slot>>& slots() const noexcept { return slots_; }
+
+    /// Slot thread `index` is ready for a request: takes the oldest queued one, or goes idle
+    /// and blocks until one is assigned. Null means stop.
+    job next_job(std::size_t index);
+
+    /// Slot thread `index`'s script ended and will start again after `backoff`: the slot
+    /// leaves the busy count, waits (interrupted by stop) and boots again. False when the pool
+    /// is stopping; the thread should then end.
+    bool restart(std::size_t index, std::chrono::milliseconds backoff);
+
+    /// A runtime cannot boot at all during start-up (a worker failing again and again):
+    /// start() stops and throws `reason`. Slot thread.
+    void fail_startup(std::string reason);
+
+    /// Whether start() has returned successfully (any thread).
+    bool has_started() const;
 
   private:
     struct queued_job {
@@ -79,24 +105,30 @@ class pool {
         job request;
     };
 
-    /// The loop of slot thread `index` (PHP thread).
+    struct group {
+        explicit group(group_options o) : options(std::move(o)) {}
+        group_options options;
+        mutable std::mutex mutex;
+        std::vector<std::size_t> idle;  ///< mutex: idle slot indexes, hottest on top
+        std::deque<queued_job> queue;   ///< mutex: waiting requests, oldest first
+        std::uint64_t next_ticket = 1;  ///< mutex
+        std::size_t busy = 0;           ///< mutex
+        bool stopping = false;          ///< mutex
+    };
+
     void run_slot(std::size_t index);
-    /// Called by the runtime on slot thread `s` when it is ready for a request: takes the oldest
-    /// queued one, or goes idle and blocks until one is assigned; null means stop.
-    job next_job(slot& s);
+    void mark_booted();
 
-    slot_runtime& runtime_;
-    const pool_options options_;
+    const std::size_t max_queue_;
+    std::vector<std::unique_ptr<group>> groups_;
     std::vector<std::unique_ptr<slot>> slots_;
+    std::vector<std::size_t> slot_group_;  ///< slot index -> group index; fixed
 
-    mutable std::mutex mutex_;
-    std::vector<std::size_t> idle_;  ///< mutex_: stack of idle slot indexes, hottest on top
-    std::deque<queued_job> queue_;   ///< mutex_: FIFO of waiting requests
-    std::uint64_t next_ticket_ = 1;  ///< mutex_
-    std::size_t busy_ = 0;           ///< mutex_
-    bool stopping_ = false;          ///< mutex_
-    std::size_t booted_ = 0;         ///< mutex_: slots that finished booting
-    std::condition_variable booted_cv_;
+    mutable std::mutex boot_mutex_;
+    std::condition_variable boot_cv_;
+    std::size_t booted_ = 0;     ///< boot_mutex_: slots that asked for a first request
+    std::string startup_error_;  ///< boot_mutex_
+    bool started_ = false;       ///< boot_mutex_
 };
 
 }  // namespace spindle::worker

@@ -42,7 +42,6 @@ class slot {
     }
 
   private:
-    friend class dispatch_group;
     friend class pool;
 
     const std::size_t index_;
@@ -50,6 +49,7 @@ class slot {
     std::atomic<std::uint64_t> requests_served_{0};
     job assigned_;                    ///< pool mutex: the next request for this slot
     std::condition_variable wakeup_;  ///< pool mutex: signalled when assigned_ is set or on stop
+    bool has_booted_ = false;         ///< pool mutex: asked for its first request once
     std::thread thread_;              ///< owned by the pool's control thread
 };
 

@@ -1,23 +1,26 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 
 #include "worker/slot.hpp"
 
 namespace spindle::worker {
 
+class pool;
+
 /// What a slot thread runs for its whole life. The pool calls run_thread() once on each slot
-/// thread; the runtime sets up the thread's PHP context, then pulls requests with `next_job`
-/// (which blocks, and returns null when the slot must stop) until it gets null.
+/// thread; the runtime sets the thread's PHP context up, then pulls requests with
+/// host.next_job(index) (which blocks, and returns null when the slot must stop) until it gets
+/// null.
 ///
-/// Classic mode runs one script per request (classic_runtime); worker mode will keep a
-/// resident script that pulls requests itself. Tests use fakes without PHP.
+/// Classic mode runs one script per request (classic_runtime); worker mode keeps a resident
+/// script that pulls requests itself and is restarted through host.restart()
+/// (worker_runtime). Tests use fakes without PHP.
 class slot_runtime {
   public:
     virtual ~slot_runtime() = default;
-    /// Runs on slot thread `index`; returns when `next_job` returned null.
-    virtual void run_thread(std::size_t index, const std::function<job()>& next_job) = 0;
+    /// Runs on slot thread `index`; returns when the slot must end.
+    virtual void run_thread(std::size_t index, pool& host) = 0;
 };
 
 }  // namespace spindle::worker

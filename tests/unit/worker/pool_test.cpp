@@ -1,5 +1,7 @@
 #include "worker/pool.hpp"
 
+#include "worker/worker_runtime.hpp"
+
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
@@ -20,8 +22,8 @@ using namespace std::chrono_literals;
 // the test releases it.
 class fake_runtime final : public slot_runtime {
   public:
-    void run_thread(std::size_t index, const std::function<job()>& next_job) override {
-        while (job j = next_job()) {
+    void run_thread(std::size_t index, pool& host) override {
+        while (job j = host.next_job(index)) {
             std::unique_lock lock(mutex_);
             runs_.push_back({index, j->id});
             changed_.notify_all();
@@ -57,6 +59,11 @@ class fake_runtime final : public slot_runtime {
     bool release_all_ = false;
 };
 
+// A pool made movable-free: constructed in place by the caller through guaranteed elision.
+pool make_pool(slot_runtime& runtime, std::size_t threads, std::size_t max_queue) {
+    return pool(pool_options{{group_options{"classic", threads, &runtime}}, max_queue});
+}
+
 job make_job(std::uint64_t id) {
     auto r = std::make_shared<sapi::request>();
     r->id = id;
@@ -83,7 +90,7 @@ class PoolTest : public ::testing::Test {
 
 TEST_F(PoolTest, StartBringsEverySlotToReady) {
     fake_runtime runtime;
-    pool p(runtime, {3, 8});
+    pool p = make_pool(runtime, 3, 8);
     p.start();
     for (const auto& s : p.slots()) {
         EXPECT_EQ(s->state(), slot_state::ready);
@@ -96,15 +103,15 @@ TEST_F(PoolTest, StartBringsEverySlotToReady) {
 
 TEST_F(PoolTest, MostRecentlyIdleSlotIsUsedFirst) {
     fake_runtime runtime;
-    pool p(runtime, {3, 8});
+    pool p = make_pool(runtime, 3, 8);
     p.start();
     std::uint64_t ticket = 0;
-    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
     auto first = runtime.wait_runs(1)[0].first;
     runtime.release_one();
     wait_idle(p);
     // The slot that just finished is on top of the idle stack: it gets the next request.
-    ASSERT_EQ(p.submit(make_job(2), &ticket), submit_result::assigned);
+    ASSERT_EQ(p.submit(0, make_job(2), &ticket), submit_result::assigned);
     EXPECT_EQ(runtime.wait_runs(2)[1].first, first);
     runtime.release_all();
     p.stop();
@@ -112,14 +119,14 @@ TEST_F(PoolTest, MostRecentlyIdleSlotIsUsedFirst) {
 
 TEST_F(PoolTest, QueuesInArrivalOrderWhenAllBusyAndRejectsWhenFull) {
     fake_runtime runtime;
-    pool p(runtime, {1, 2});
+    pool p = make_pool(runtime, 1, 2);
     p.start();
     std::uint64_t ticket = 0;
-    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
     runtime.wait_runs(1);
-    EXPECT_EQ(p.submit(make_job(2), &ticket), submit_result::queued);
-    EXPECT_EQ(p.submit(make_job(3), &ticket), submit_result::queued);
-    EXPECT_EQ(p.submit(make_job(4), &ticket), submit_result::rejected);
+    EXPECT_EQ(p.submit(0, make_job(2), &ticket), submit_result::queued);
+    EXPECT_EQ(p.submit(0, make_job(3), &ticket), submit_result::queued);
+    EXPECT_EQ(p.submit(0, make_job(4), &ticket), submit_result::rejected);
     EXPECT_EQ(p.stats().queued, 2u);
     runtime.release_one();
     runtime.release_one();
@@ -133,23 +140,23 @@ TEST_F(PoolTest, QueuesInArrivalOrderWhenAllBusyAndRejectsWhenFull) {
 
 TEST_F(PoolTest, WithdrawTakesBackOnlyStillQueuedRequests) {
     fake_runtime runtime;
-    pool p(runtime, {1, 4});
+    pool p = make_pool(runtime, 1, 4);
     p.start();
     std::uint64_t ticket = 0;
     std::uint64_t second = 0;
     std::uint64_t third = 0;
-    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
     runtime.wait_runs(1);
-    ASSERT_EQ(p.submit(make_job(2), &second), submit_result::queued);
-    ASSERT_EQ(p.submit(make_job(3), &third), submit_result::queued);
+    ASSERT_EQ(p.submit(0, make_job(2), &second), submit_result::queued);
+    ASSERT_EQ(p.submit(0, make_job(3), &third), submit_result::queued);
     EXPECT_NE(second, third);
-    EXPECT_TRUE(p.withdraw(second));
-    EXPECT_FALSE(p.withdraw(second));
+    EXPECT_TRUE(p.withdraw(0, second));
+    EXPECT_FALSE(p.withdraw(0, second));
     runtime.release_one();
     // Request 3 runs next: 2 was withdrawn and must never run.
     auto runs = runtime.wait_runs(2);
     EXPECT_EQ(runs[1].second, 3u);
-    EXPECT_FALSE(p.withdraw(third));
+    EXPECT_FALSE(p.withdraw(0, third));
     runtime.release_all();
     p.stop();
     EXPECT_EQ(runtime.wait_runs(2).size(), 2u);
@@ -157,24 +164,24 @@ TEST_F(PoolTest, WithdrawTakesBackOnlyStillQueuedRequests) {
 
 TEST_F(PoolTest, StopFinishesQueuedWorkThenRejects) {
     fake_runtime runtime;
-    pool p(runtime, {1, 4});
+    pool p = make_pool(runtime, 1, 4);
     p.start();
     std::uint64_t ticket = 0;
-    ASSERT_EQ(p.submit(make_job(1), &ticket), submit_result::assigned);
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
     runtime.wait_runs(1);
-    ASSERT_EQ(p.submit(make_job(2), &ticket), submit_result::queued);
+    ASSERT_EQ(p.submit(0, make_job(2), &ticket), submit_result::queued);
     std::thread stopper([&] { p.stop(); });
     // stop() waits for the running and the queued request.
     runtime.release_all();
     stopper.join();
     EXPECT_EQ(runtime.wait_runs(2).size(), 2u);
-    EXPECT_EQ(p.submit(make_job(3), &ticket), submit_result::rejected);
+    EXPECT_EQ(p.submit(0, make_job(3), &ticket), submit_result::rejected);
 }
 
 TEST_F(PoolTest, ManyThreadsSubmittingConcurrentlyLoseNothing) {
     fake_runtime runtime;
     runtime.release_all();
-    pool p(runtime, {4, 100000});
+    pool p = make_pool(runtime, 4, 100000);
     p.start();
     std::atomic<int> accepted{0};
     std::vector<std::thread> submitters;
@@ -182,7 +189,8 @@ TEST_F(PoolTest, ManyThreadsSubmittingConcurrentlyLoseNothing) {
         submitters.emplace_back([&, t] {
             for (int i = 0; i < 500; ++i) {
                 std::uint64_t ticket = 0;
-                auto result = p.submit(make_job(static_cast<std::uint64_t>(t * 1000 + i)), &ticket);
+                auto result =
+                    p.submit(0, make_job(static_cast<std::uint64_t>(t * 1000 + i)), &ticket);
                 if (result != submit_result::rejected) {
                     ++accepted;
                 }
@@ -199,6 +207,86 @@ TEST_F(PoolTest, ManyThreadsSubmittingConcurrentlyLoseNothing) {
         served += s->requests_served();
     }
     EXPECT_EQ(served, 2000u);
+}
+
+// Boots fail (the runtime asks for a restart instead of a request) until `failures` have
+// happened, then the runtime serves normally.
+class failing_boot_runtime final : public slot_runtime {
+  public:
+    explicit failing_boot_runtime(unsigned failures, unsigned give_up_after)
+        : failures_(failures), give_up_after_(give_up_after) {}
+    void run_thread(std::size_t index, pool& host) override {
+        for (unsigned attempt = 1;; ++attempt) {
+            if (attempt > failures_) {
+                while (host.next_job(index)) {
+                }
+                return;
+            }
+            attempts_.fetch_add(1);
+            if (attempt >= give_up_after_ && !host.has_started()) {
+                host.fail_startup("boot failed " + std::to_string(attempt) + " times");
+                return;
+            }
+            if (!host.restart(index, std::chrono::milliseconds(1))) {
+                return;
+            }
+        }
+    }
+    std::atomic<unsigned> attempts_{0};
+
+  private:
+    unsigned failures_;
+    unsigned give_up_after_;
+};
+
+TEST_F(PoolTest, StartSucceedsOnceAFailingBootRecovers) {
+    failing_boot_runtime runtime(3, 10);
+    pool p = make_pool(runtime, 1, 4);
+    p.start();
+    EXPECT_TRUE(p.has_started());
+    EXPECT_EQ(runtime.attempts_.load(), 3u);
+    EXPECT_EQ(p.slots()[0]->state(), slot_state::ready);
+    p.stop();
+}
+
+TEST_F(PoolTest, StartThrowsWhenBootKeepsFailing) {
+    failing_boot_runtime runtime(100, 4);
+    pool p = make_pool(runtime, 2, 4);
+    EXPECT_THROW(p.start(), std::runtime_error);
+    EXPECT_FALSE(p.has_started());
+    for (const auto& s : p.slots()) {
+        EXPECT_EQ(s->state(), slot_state::done);
+    }
+}
+
+TEST_F(PoolTest, GroupsDispatchIndependently) {
+    fake_runtime classic;
+    fake_runtime worker;
+    pool p(
+        pool_options{{group_options{"classic", 1, &classic}, group_options{"w", 1, &worker}}, 4});
+    p.start();
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(7), &ticket), submit_result::assigned);
+    auto runs = worker.wait_runs(1);
+    EXPECT_EQ(runs[0].first, 1u);  // slot 1 belongs to the second group
+    // The worker group is busy, the classic group is not.
+    EXPECT_EQ(p.submit(1, make_job(8), &ticket), submit_result::queued);
+    ASSERT_EQ(p.submit(0, make_job(9), &ticket), submit_result::assigned);
+    EXPECT_EQ(classic.wait_runs(1)[0].first, 0u);
+    classic.release_all();
+    worker.release_all();
+    p.stop();
+}
+
+TEST(WorkerBackoff, GrowsFromTheFloorAndIsCapped) {
+    EXPECT_EQ(backoff_after(1), first_backoff);
+    EXPECT_EQ(backoff_after(2), 2 * first_backoff);
+    EXPECT_EQ(backoff_after(3), 4 * first_backoff);
+    EXPECT_GE(first_backoff, std::chrono::milliseconds(100));
+    EXPECT_EQ(backoff_after(1000), max_backoff);
+    for (unsigned i = 1; i < 50; ++i) {
+        EXPECT_LE(backoff_after(i), backoff_after(i + 1));
+    }
 }
 
 }  // namespace

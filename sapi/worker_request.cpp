@@ -1,0 +1,160 @@
+// The per-request part of worker mode: what php_request_startup()/php_request_shutdown() do
+// for one request, done inside a script that stays running. Modelled on FrankenPHP's
+// frankenphp_worker_request_startup/shutdown. Everything here runs on the slot thread.
+
+#include "sapi/worker_request.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include "sapi/php.hpp"
+
+namespace spindle::sapi {
+namespace {
+
+// Extensions whose per-request state must be reset between worker requests: session (closes
+// and writes the session, forgets its id) and filter (caches the request's input arrays).
+constexpr const char* modules_to_reset[] = {"session", "filter"};
+
+void call_module_hooks(bool startup) {
+    for (const char* name : modules_to_reset) {
+        auto* module = static_cast<zend_module_entry*>(
+            zend_hash_str_find_ptr(&module_registry, name, strlen(name)));
+        if (module == nullptr) {
+            continue;
+        }
+        auto hook = startup ? module->request_startup_func : module->request_shutdown_func;
+        if (hook != nullptr) {
+            hook(module->type, module->module_number);
+        }
+    }
+}
+
+// Request start-up without compiling or re-activating the engine (php_request_startup's
+// request-scoped half). False if PHP bailed out while doing it.
+bool start_request(slot_context& ctx) noexcept {
+    volatile bool ok = true;
+    zend_try {
+        php_output_activate();
+        PG(header_is_being_sent) = 0;
+        PG(connection_status) = PHP_CONNECTION_NORMAL;
+        // A worker must survive its clients leaving mid-response.
+        PG(ignore_user_abort) = 1;
+        sapi_activate();
+        zend_set_timeout(EG(timeout_seconds), 0);
+        if (PG(expose_php)) {
+            sapi_add_header(SAPI_PHP_VERSION_HEADER, sizeof(SAPI_PHP_VERSION_HEADER) - 1, 1);
+        }
+        if (PG(output_handler) && PG(output_handler)[0]) {
+            zval handler;
+            ZVAL_STRING(&handler, PG(output_handler));
+            php_output_start_user(&handler, 0, PHP_OUTPUT_HANDLER_STDFLAGS);
+            zval_ptr_dtor(&handler);
+        } else if (PG(output_buffering)) {
+            php_output_start_user(nullptr, PG(output_buffering) > 1 ? PG(output_buffering) : 0,
+                                  PHP_OUTPUT_HANDLER_STDFLAGS);
+        } else if (PG(implicit_flush)) {
+            php_output_set_implicit_flush(1);
+        }
+        // php_hash_environment() forgets the previous superglobals without releasing them;
+        // release them first or every request leaks its $_GET, $_POST, $_COOKIE, $_FILES...
+        for (zval& global : PG(http_globals)) {
+            zval_ptr_dtor(&global);
+            ZVAL_UNDEF(&global);
+        }
+        php_hash_environment();
+        // $_SERVER and $_REQUEST are just-in-time globals, built when a script is compiled;
+        // the handler is long compiled, so build them now.
+        zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
+        zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_REQUEST));
+        call_module_hooks(true);
+    }
+    zend_catch {
+        ok = false;
+    }
+    zend_end_try();
+    (void)ctx;
+    return ok;
+}
+
+// Completes the response and resets what belongs to the request.
+void end_request(slot_context& ctx) noexcept {
+    zend_try {
+        php_output_end_all();
+    }
+    zend_end_try();
+    zend_try {
+        call_module_hooks(false);
+    }
+    zend_end_try();
+    // Sends the head if nothing did yet, drops output handlers.
+    zend_try {
+        php_output_deactivate();
+    }
+    zend_end_try();
+    if (!ctx.finished) {
+        ctx.req->sink->finish(false);
+        ctx.finished = true;
+    }
+    // $_SESSION outlives the session module's request state in the global symbol table:
+    // without this the next request would see this one's session data.
+    zend_hash_str_del(&EG(symbol_table), "_SESSION", sizeof("_SESSION") - 1);
+    // php://input's buffer is a stream resource; resources live as long as the script.
+    if (SG(request_info).request_body != nullptr) {
+        php_stream_close(SG(request_info).request_body);
+        SG(request_info).request_body = nullptr;
+    }
+    zend_try {
+        // Frees headers, POST data, auth strings, and removes uploaded temp files.
+        sapi_deactivate();
+    }
+    zend_end_try();
+    zend_set_memory_limit(PG(memory_limit));
+    // The script now waits for the next request: no execution timer while it waits.
+    zend_unset_timeout();
+}
+
+}  // namespace
+
+bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
+                           zend_fcall_info_cache* handler_cache) noexcept {
+    if (!ctx.worker_ready) {
+        // The first call ends the boot pseudo-request the script started in.
+        ctx.worker_ready = true;
+        end_request(ctx);
+    }
+    ctx.req = ctx.boot_request;
+    request* next = ctx.hooks->next_request();
+    if (next == nullptr) {
+        // Stopping: the script runs on to its end inside the boot pseudo-request again, so its
+        // remaining output goes to the log and the final request shutdown is balanced.
+        bind_request(ctx, *ctx.boot_request);
+        start_request(ctx);
+        return false;
+    }
+    bind_request(ctx, *next);
+    ctx.in_worker_request = true;
+    ++ctx.worker_requests;
+    if (start_request(ctx)) {
+        zval result;
+        ZVAL_UNDEF(&result);
+        handler->retval = &result;
+        if (zend_call_function(handler, handler_cache) == SUCCESS) {
+            zval_ptr_dtor(&result);
+        }
+        handler->retval = nullptr;
+        if (EG(exception) != nullptr) {
+            // An uncaught exception ends the worker as it would end a classic script: logged as
+            // a fatal error, 500 to the client, and the script restarts (this bails out).
+            zend_exception_error(EG(exception), E_ERROR);
+        }
+    } else {
+        spdlog::get("sapi")->error("[slot {} req {}] worker request start-up failed", ctx.index,
+                                   next->id);
+    }
+    end_request(ctx);
+    ctx.in_worker_request = false;
+    bind_request(ctx, *ctx.boot_request);
+    return true;
+}
+
+}  // namespace spindle::sapi

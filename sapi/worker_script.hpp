@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sapi/request.hpp"
+
+namespace spindle::sapi {
+
+/// A worker script as the engine runs it: the file, where it lives and its extra environment.
+/// Owned by worker/, read-only while scripts run.
+struct worker_script {
+    std::string name;           ///< for logs
+    std::string file;           ///< absolute path of the script
+    std::string document_root;  ///< absolute, no trailing slash
+    std::string script_name;    ///< URL path of the script under the root ("/index.php")
+    std::vector<std::pair<std::string, std::string>> env;  ///< added to $_SERVER
+};
+
+/// What a worker script's slot thread does between requests; supplied by worker/ so that
+/// sapi/ never names a pool type.
+struct worker_hooks {
+    /// Blocks until the next request for this thread; null when the script must end
+    /// (shutdown, restart, max_requests). Runs on the slot thread, inside
+    /// frankenphp_handle_request(). The request stays valid until the next call.
+    std::function<request*()> next_request;
+};
+
+/// How one run of a worker script ended.
+struct worker_outcome {
+    bool reached_handle_request = false;  ///< false: it died while booting
+    std::uint64_t requests = 0;           ///< requests it handled
+    bool failed = false;                  ///< it ended on a fatal error or uncaught exception
+    std::string error;                    ///< PHP's last error message, when failed
+};
+
+}  // namespace spindle::sapi

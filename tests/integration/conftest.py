@@ -1,0 +1,388 @@
+"""Harness of the integration tests: starts the real spindle binary on 127.0.0.1 port 0 and
+checks every server on tear-down, as NGINX Unit's test harness does: the process is still
+alive, it did not grow its open file descriptors, its log has no unexpected error, and it
+stops with exit code 0 on SIGTERM.
+
+Every test that uses the `spindle` fixture runs once per mode in MODES. A mode decides the
+extra flags a server gets (see mode_arguments); worker mode is meant to be added there.
+"""
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from spindle_http import Conn
+
+# The modes every server scenario runs in. Worker mode will join this list once mode_arguments
+# knows how to start a fixture app as a worker.
+MODES = ["classic"]
+
+HERE = Path(__file__).resolve().parent
+FIXTURES = HERE.parent / "fixtures"
+DEFAULT_BINARY = "/work/main/build/spindle"
+
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+# Open descriptors a server may have above its baseline at tear-down: idle keep-alive sockets
+# that are still closing.
+FD_TOLERANCE = 3
+FD_SETTLE_TIMEOUT = 2.5
+DEFAULT_THREADS = "4"
+
+LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+# "2026-12-02 11:22:33.123 info  [server] message"
+LOG_LINE = re.compile(
+    r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (trace|debug|info|warning|warn|error|critical)\s+"
+    r"\[(\w+)\] ?(.*)$"
+)
+ERROR_LEVELS = {"error", "critical"}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--spindle",
+        action="store",
+        default=os.environ.get("SPINDLE_BINARY", DEFAULT_BINARY),
+        help="path of the spindle binary under test",
+    )
+
+
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    # Lets fixtures see whether the test body failed (to print the server log then).
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, "rep_" + report.when, report)
+
+
+@pytest.fixture(scope="session")
+def spindle_binary(request):
+    path = Path(request.config.getoption("--spindle"))
+    if not path.is_file() or not os.access(path, os.X_OK):
+        pytest.fail(f"spindle binary not found at {path} (give --spindle=PATH)")
+    return str(path)
+
+
+def mode_arguments(mode, root):
+    """Flags that run the app at `root` in `mode`."""
+    if mode == "classic":
+        return []
+    raise ValueError(f"mode {mode!r} is not supported yet: teach mode_arguments() its flags")
+
+
+class LogRecord:
+    def __init__(self, level, logger, text):
+        self.level = level
+        self.logger = logger
+        self.text = text  # message, with continuation lines joined by "\n"
+
+    def __repr__(self):
+        return f"{self.level} [{self.logger}] {self.text}"
+
+
+def parse_log(text):
+    """Records of a log; lines that do not start a record continue the previous one."""
+    records = []
+    for line in text.splitlines():
+        match = LOG_LINE.match(line)
+        if match:
+            records.append(LogRecord(match.group(1), match.group(2), match.group(3)))
+        elif records:
+            records[-1].text += "\n" + line
+        elif line.strip():
+            records.append(LogRecord("unknown", "", line))
+    return records
+
+
+class SpindleServer:
+    """One running spindle php-server process."""
+
+    def __init__(self, binary, root, args, env, mode):
+        self.binary = binary
+        self.root = Path(root)
+        self.args = list(args)
+        self.mode = mode
+        self.port = None
+        self.proc = None
+        self.fd_baseline = None
+        self.expected_errors = []
+        self.conns = []
+        self._stderr = []
+        self._stdout = []
+        self._lock = threading.Lock()
+        self._readers = []
+        self.stopped = False
+        self.exit_code = None
+
+        full_env = {k: v for k, v in os.environ.items() if k not in ("PHPRC", "PHP_INI_SCAN_DIR")}
+        full_env.update(env or {})
+        self.command = [
+            binary,
+            "php-server",
+            "--root",
+            str(self.root),
+            "--listen",
+            "127.0.0.1:0",
+            *mode_arguments(mode, self.root),
+            *self.args,
+        ]
+        if "--threads" not in self.args:
+            self.command += ["--threads", DEFAULT_THREADS]
+        self.proc = subprocess.Popen(
+            self.command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=full_env,
+            cwd=str(self.root),
+        )
+        for stream, sink in ((self.proc.stderr, self._stderr), (self.proc.stdout, self._stdout)):
+            reader = threading.Thread(target=self._read, args=(stream, sink), daemon=True)
+            reader.start()
+            self._readers.append(reader)
+
+    # --- process and log ----------------------------------------------------------------
+
+    def _read(self, stream, sink):
+        for raw in iter(stream.readline, b""):
+            with self._lock:
+                sink.append(raw.decode("utf-8", "replace"))
+        stream.close()
+
+    @property
+    def pid(self):
+        return self.proc.pid
+
+    def log(self):
+        """Everything the server wrote to stderr so far."""
+        with self._lock:
+            return "".join(self._stderr)
+
+    def stdout(self):
+        with self._lock:
+            return "".join(self._stdout)
+
+    def records(self):
+        return parse_log(self.log())
+
+    def wait_for_log(self, pattern, timeout=5.0):
+        """The first log record matching the regex, waiting for it up to timeout seconds."""
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            for record in self.records():
+                if regex.search(record.text):
+                    return record
+            if time.monotonic() >= deadline:
+                raise AssertionError(
+                    f"no log line matching {pattern!r} within {timeout}s; log:\n{self.log_tail()}"
+                )
+            time.sleep(0.05)
+
+    def log_tail(self, lines=60):
+        return "".join(self.log().splitlines(keepends=True)[-lines:])
+
+    def expect_errors(self, *patterns):
+        """Declares log records at level error/critical that this test provokes on purpose."""
+        self.expected_errors.extend(re.compile(p) for p in patterns)
+
+    def is_alive(self):
+        return self.proc.poll() is None
+
+    def fd_count(self):
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
+
+    def wait_ready(self):
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            match = LISTENING.search(self.log())
+            if match:
+                self.port = int(match.group(1))
+                return
+            if self.proc.poll() is not None:
+                for reader in self._readers:
+                    reader.join(timeout=2)
+                raise AssertionError(
+                    f"spindle exited with {self.proc.returncode} before listening\n"
+                    f"command: {' '.join(self.command)}\nstderr:\n{self.log()}"
+                )
+            time.sleep(0.02)
+        self.kill()
+        raise AssertionError(
+            f"spindle did not log 'listening on' within {START_TIMEOUT}s\n"
+            f"command: {' '.join(self.command)}\nstderr:\n{self.log()}"
+        )
+
+    def warm_up(self, path):
+        """One request, then the fd baseline once the process's descriptors settle."""
+        with Conn(self.port) as conn:
+            response = conn.request("GET", path)
+            assert response.status < 500, (
+                f"warm-up request GET {path} failed: {response!r}\n{self.log_tail()}"
+            )
+        previous = -1
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            count = self.fd_count()
+            if count == previous:
+                break
+            previous = count
+            time.sleep(0.05)
+        self.fd_baseline = self.fd_count()
+
+    def kill(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+
+    # --- clients ------------------------------------------------------------------------
+
+    def url(self, path="/"):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def connect(self, timeout=10.0, host_header=None):
+        """A new client connection, closed by the harness at tear-down at the latest."""
+        conn = Conn(self.port, timeout=timeout, host_header=host_header)
+        self.conns.append(conn)
+        return conn
+
+    def request(self, method="GET", target="/", headers=None, body=None, version="1.1",
+                host=None, timeout=10.0):
+        """One request on a fresh connection, which is closed afterwards."""
+        with Conn(self.port, timeout=timeout) as conn:
+            return conn.request(method, target, headers, body, version, host)
+
+    def get(self, target="/", **kwargs):
+        return self.request("GET", target, **kwargs)
+
+    def post(self, target, body, content_type="application/x-www-form-urlencoded", headers=None,
+             **kwargs):
+        pairs = [("Content-Type", content_type)] + list((headers or {}).items())
+        return self.request("POST", target, headers=pairs, body=body, **kwargs)
+
+    def raw(self, data, timeout=5.0):
+        """Sends raw bytes on a fresh connection; returns the parsed response."""
+        with Conn(self.port, timeout=timeout) as conn:
+            conn.send(data)
+            return conn.read_response()
+
+    # --- tear-down ----------------------------------------------------------------------
+
+    def stop_and_check(self):
+        """Checks the running server, stops it with SIGTERM; returns a list of problems."""
+        problems = []
+        for conn in self.conns:
+            conn.close()
+        if not self.is_alive():
+            problems.append(f"server died during the test (exit code {self.proc.returncode})")
+        else:
+            if self.fd_baseline is not None:
+                deadline = time.monotonic() + FD_SETTLE_TIMEOUT
+                count = self.fd_count()
+                while count > self.fd_baseline + FD_TOLERANCE and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                    count = self.fd_count()
+                if count > self.fd_baseline + FD_TOLERANCE:
+                    fds = []
+                    for fd in sorted(os.listdir(f"/proc/{self.pid}/fd"), key=int):
+                        try:
+                            fds.append(f"{fd} -> {os.readlink(f'/proc/{self.pid}/fd/{fd}')}")
+                        except OSError:
+                            pass
+                    problems.append(
+                        f"open file descriptors grew from {self.fd_baseline} to {count}: "
+                        + ", ".join(fds)
+                    )
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.exit_code = self.proc.wait(timeout=STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                problems.append(f"server did not exit within {STOP_TIMEOUT}s of SIGTERM")
+                self.kill()
+            else:
+                if self.exit_code != 0:
+                    problems.append(f"server exited with {self.exit_code} after SIGTERM")
+        self.kill()
+        for reader in self._readers:
+            reader.join(timeout=2)
+        unexpected = [
+            record
+            for record in self.records()
+            if record.level in ERROR_LEVELS
+            and not any(p.search(record.text) for p in self.expected_errors)
+        ]
+        if unexpected:
+            problems.append(
+                "unexpected error lines in the log:\n" + "\n".join(map(repr, unexpected))
+            )
+        self.stopped = True
+        return problems
+
+
+@pytest.fixture(scope="session", params=MODES)
+def mode(request):
+    return request.param
+
+
+def app_root(app):
+    """A fixture app by name (tests/fixtures/<app>) or a path."""
+    if isinstance(app, Path) or "/" in str(app):
+        return Path(app)
+    return FIXTURES / app
+
+
+@pytest.fixture
+def spindle(request, spindle_binary, mode):
+    """Factory: spindle(app_or_root, *flags, env=None, warmup="/") starts a server and returns
+    a ready SpindleServer. Every server is checked and stopped at the end of the test."""
+    servers = []
+
+    def start(app, *args, env=None, warmup="/"):
+        server = SpindleServer(spindle_binary, app_root(app), args, env, mode)
+        servers.append(server)
+        server.wait_ready()
+        if warmup is not None:
+            server.warm_up(warmup)
+        return server
+
+    yield start
+
+    problems = []
+    for server in servers:
+        try:
+            found = server.stop_and_check()
+        except Exception as e:  # tear-down must stop every server whatever happens
+            server.kill()
+            found = [f"tear-down check raised {e!r}"]
+        if found:
+            problems.append(f"server {' '.join(server.command)}:\n  " + "\n  ".join(found))
+    failed = getattr(request.node, "rep_call", None)
+    if problems or (failed is not None and failed.failed):
+        for server in servers:
+            print(f"----- log of {' '.join(server.command)} -----\n{server.log()}")
+    if problems:
+        pytest.fail("\n".join(problems), pytrace=False)
+
+
+@pytest.fixture
+def tmp_root(tmp_path):
+    """copy_app(app) copies a fixture app into a fresh temporary directory (for tests that
+    add files, dotfiles or symlinks at run time) and returns the new root."""
+
+    def copy_app(app):
+        root = tmp_path / "root"
+        shutil.copytree(FIXTURES / app, root, symlinks=True)
+        return root
+
+    return copy_app
+

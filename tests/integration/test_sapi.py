@@ -1,0 +1,283 @@
+"""What PHP scripts see of the request ($_SERVER, superglobals, uploads, php://input) and how
+what they set (headers, status, cookies, sessions) reaches the client."""
+
+import base64
+import hashlib
+import json
+import os
+import time
+
+import pytest
+
+from spindle_http import build_request
+
+
+def multipart(fields, files, boundary="----spindle-test-boundary-7MA4YWxkTrZu0gW"):
+    """A multipart/form-data body: fields is {name: value}, files is {name: (filename,
+    content_type, bytes)}. Returns (content_type, body)."""
+    out = b""
+    for name, value in fields.items():
+        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+                .encode() + value.encode() + b"\r\n")
+    for name, (filename, content_type, data) in files.items():
+        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; "
+                f"filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n".encode()
+                + data + b"\r\n")
+    out += f"--{boundary}--\r\n".encode()
+    return f"multipart/form-data; boundary={boundary}", out
+
+
+# --- $_SERVER -------------------------------------------------------------------------------
+
+
+def test_server_variables(spindle):
+    srv = spindle("sapi")
+    root = os.path.realpath(srv.root)
+    with srv.connect() as conn:
+        client_port = conn.sock.getsockname()[1]
+        before = time.time()
+        r = conn.request("GET", "/server_vars.php/extra/path?x=1&y=%41",
+                         headers={"X-Custom": "custom value", "User-Agent": "spindle-tests"})
+        after = time.time()
+    assert r.status == 200, r
+    s = r.json()
+    assert s["REQUEST_METHOD"] == "GET"
+    assert s["REQUEST_URI"] == "/server_vars.php/extra/path?x=1&y=%41"
+    assert s["QUERY_STRING"] == "x=1&y=%41"
+    assert s["SCRIPT_NAME"] == "/server_vars.php"
+    assert s["SCRIPT_FILENAME"] == os.path.join(root, "server_vars.php")
+    assert s["PATH_INFO"] == "/extra/path"
+    assert s["PATH_TRANSLATED"] == root + "/extra/path"
+    assert s["PHP_SELF"] == "/server_vars.php/extra/path"
+    assert s["DOCUMENT_ROOT"] == root
+    assert s["DOCUMENT_URI"] == "/server_vars.php"
+    assert s["SERVER_NAME"] == "127.0.0.1"
+    assert s["SERVER_PORT"] == str(srv.port)
+    assert s["SERVER_PROTOCOL"] == "HTTP/1.1"
+    assert s["SERVER_SOFTWARE"].startswith("Spindle")
+    assert s["GATEWAY_INTERFACE"] == "CGI/1.1"
+    assert s["REMOTE_ADDR"] == "127.0.0.1"
+    assert s["REMOTE_PORT"] == str(client_port)
+    assert s["REQUEST_SCHEME"] == "http"
+    assert "HTTPS" not in s
+    assert s["HTTP_HOST"] == f"127.0.0.1:{srv.port}"
+    assert s["HTTP_X_CUSTOM"] == "custom value"
+    assert s["HTTP_USER_AGENT"] == "spindle-tests"
+    assert isinstance(s["REQUEST_TIME"], int)
+    assert int(before) - 1 <= s["REQUEST_TIME"] <= after + 1
+    assert isinstance(s["REQUEST_TIME_FLOAT"], float)
+    assert before - 1 <= s["REQUEST_TIME_FLOAT"] <= after + 1
+
+
+def test_server_name_is_host_without_port(spindle):
+    srv = spindle("sapi")
+    s = srv.get("/server_vars.php", host="example.test:8080").json()
+    assert s["SERVER_NAME"] == "example.test"
+    assert s["HTTP_HOST"] == "example.test:8080"
+    s = srv.get("/server_vars.php", host="example.test").json()
+    assert s["SERVER_NAME"] == "example.test"
+
+
+def test_server_protocol_http10(spindle):
+    srv = spindle("sapi")
+    s = srv.get("/server_vars.php", version="1.0", host=False).json()
+    assert s["SERVER_PROTOCOL"] == "HTTP/1.0"
+
+
+def test_content_type_and_length(spindle):
+    srv = spindle("sapi")
+    s = srv.post("/server_vars.php", b"some text body", content_type="text/plain").json()
+    assert s["REQUEST_METHOD"] == "POST"
+    assert s["CONTENT_TYPE"] == "text/plain"
+    assert s["CONTENT_LENGTH"] == "14"
+    assert "HTTP_CONTENT_TYPE" not in s
+    assert "HTTP_CONTENT_LENGTH" not in s
+
+
+def test_basic_auth(spindle):
+    srv = spindle("sapi")
+    token = base64.b64encode(b"alice:s3cr:et").decode()
+    s = srv.get("/server_vars.php", headers={"Authorization": f"Basic {token}"}).json()
+    assert s["PHP_AUTH_USER"] == "alice"
+    assert s["PHP_AUTH_PW"] == "s3cr:et"
+    assert s.get("AUTH_TYPE") == "Basic"
+
+
+def test_raw_request_uri_and_query(spindle):
+    srv = spindle("sapi")
+    r = srv.get("/a%20b.php?x=%41&y=a+b&z=%2F")
+    assert r.status == 200, r
+    data = r.json()
+    s = data["server"]
+    assert s["REQUEST_URI"] == "/a%20b.php?x=%41&y=a+b&z=%2F"
+    assert s["QUERY_STRING"] == "x=%41&y=a+b&z=%2F"
+    assert s["SCRIPT_NAME"] == "/a b.php"
+    assert data["get"] == {"x": "A", "y": "a b", "z": "/"}
+
+
+# --- superglobals ---------------------------------------------------------------------------
+
+
+def test_get_arrays(spindle):
+    srv = spindle("sapi")
+    data = srv.get("/superglobals.php?a=1&list[]=x&list[]=y&map[k]=v&empty=").json()
+    assert data["get"] == {"a": "1", "list": ["x", "y"], "map": {"k": "v"}, "empty": ""}
+
+
+def test_post_urlencoded(spindle):
+    srv = spindle("sapi")
+    data = srv.post("/superglobals.php", "name=J%C3%B6rg&list[]=a&list[]=b&plus=a+b").json()
+    assert data["post"] == {"name": "J\u00f6rg", "list": ["a", "b"], "plus": "a b"}
+
+
+def test_post_multipart_fields(spindle):
+    srv = spindle("sapi")
+    content_type, body = multipart({"first": "one", "second": "two words"}, {})
+    data = srv.post("/superglobals.php", body, content_type=content_type).json()
+    assert data["post"] == {"first": "one", "second": "two words"}
+
+
+def test_cookies(spindle):
+    srv = spindle("sapi")
+    data = srv.get("/superglobals.php", headers={"Cookie": "a=1; b=two; c=%20x"}).json()
+    assert data["cookie"] == {"a": "1", "b": "two", "c": " x"}
+
+
+def test_cookies_in_several_headers(spindle):
+    srv = spindle("sapi")
+    data = srv.get("/superglobals.php", headers=[("Cookie", "a=1; b=2"), ("Cookie", "c=3")]).json()
+    assert data["cookie"] == {"a": "1", "b": "2", "c": "3"}
+
+
+def test_request_merges_get_and_post(spindle):
+    srv = spindle("sapi")
+    data = srv.post("/superglobals.php?g=get&both=from-get", "p=post&both=from-post").json()
+    assert data["request"]["g"] == "get"
+    assert data["request"]["p"] == "post"
+    assert data["request"]["both"] == "from-post"
+
+
+@pytest.mark.parametrize("size", [1000, 300_000], ids=["small", "300KB"])
+def test_file_upload(spindle, size):
+    srv = spindle("sapi")
+    content = os.urandom(size)
+    content_type, body = multipart({"note": "with a file"},
+                                   {"upload": ("report.bin", "application/octet-stream", content)})
+    r = srv.post("/upload.php", body, content_type=content_type)
+    assert r.status == 200, r
+    data = r.json()
+    assert data["post"] == {"note": "with a file"}
+    f = data["files"]["upload"]
+    assert f["name"] == "report.bin"
+    assert f["type"] == "application/octet-stream"
+    assert f["size"] == size
+    assert f["error"] == 0
+    assert f["is_uploaded_file"] is True
+    assert f["md5"] == hashlib.md5(content).hexdigest()
+    # The temporary file goes away with the request.
+    deadline = time.monotonic() + 3
+    while os.path.exists(f["tmp_name"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f["tmp_name"]), f"upload temp file {f['tmp_name']} was left behind"
+
+
+def test_php_input_json(spindle):
+    srv = spindle("sapi")
+    payload = {"name": "spindle", "list": [1, 2, 3], "nested": {"ok": True}, "text": "h\u00e9"}
+    r = srv.post("/json_input.php", json.dumps(payload), content_type="application/json")
+    assert r.status == 200, r
+    data = r.json()
+    assert data["decoded"] == payload
+    assert data["reread_same"] is True
+    assert data["content_type"] == "application/json"
+    assert data["post"] == []
+
+
+# --- what scripts send ----------------------------------------------------------------------
+
+
+def test_header_functions_and_response_code(spindle):
+    srv = spindle("sapi")
+    r = srv.get("/response_headers.php")
+    assert r.status == 201, r
+    assert r.header("X-Kept") == "kept-value"
+    assert r.header("X-Removed") is None
+    assert r.header_all("X-Multi") == ["first", "second"]
+    assert r.header_all("X-Replaced") == ["new"]
+    assert r.body == b"created\n"
+
+
+def test_status_line_with_reason_phrase(spindle):
+    srv = spindle("sapi")
+    r = srv.get("/teapot.php")
+    assert r.status == 418, r
+    assert r.reason == "I'm a teapot"
+    assert r.body == b"short and stout\n"
+
+
+def test_several_set_cookie_headers(spindle):
+    srv = spindle("sapi")
+    r = srv.get("/set_cookies.php")
+    assert r.status == 200, r
+    cookies = r.header_all("Set-Cookie")
+    assert len(cookies) == 3, r
+    assert [c.split("=", 1)[0] for c in cookies] == ["first", "second", "third"]
+    assert "HttpOnly" in cookies[1]
+
+
+def test_session_across_requests(spindle, tmp_path):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    srv = spindle("sapi", "--php-ini-set", f"session.save_path={sessions}")
+    r = srv.get("/session_counter.php")
+    assert r.body == b"count=1\n", r
+    cookie = next(c for c in r.header_all("Set-Cookie") if c.startswith("PHPSESSID="))
+    session_cookie = cookie.split(";", 1)[0]
+    for expected in (2, 3):
+        r = srv.get("/session_counter.php", headers={"Cookie": session_cookie})
+        assert r.body == f"count={expected}\n".encode(), r
+    # Without the cookie a new session starts.
+    assert srv.get("/session_counter.php").body == b"count=1\n"
+    assert any(p.name.startswith("sess_") for p in sessions.iterdir())
+
+
+def test_getallheaders(spindle):
+    srv = spindle("sapi")
+    r = srv.get("/getallheaders.php",
+                headers=[("X-Custom-One", "1"), ("Accept", "text/plain"), ("X-Mixed-Case", "v")])
+    assert r.status == 200, r
+    data = r.json()
+    for name in ("getallheaders", "apache_request_headers"):
+        headers = data[name]
+        assert headers["X-Custom-One"] == "1", headers
+        assert headers["Accept"] == "text/plain"
+        assert headers["X-Mixed-Case"] == "v"
+        assert headers["Host"] == f"127.0.0.1:{srv.port}"
+    assert data["getallheaders"] == data["apache_request_headers"]
+
+
+def test_head_runs_php_without_body(spindle):
+    srv = spindle("sapi")
+    with srv.connect() as conn:
+        r = conn.request("HEAD", "/teapot.php")
+        assert r.status == 418
+        assert r.header("Content-Length") == str(len(b"short and stout\n"))
+        r = conn.request("GET", "/")
+        assert r.body == b"sapi index\n"
+
+
+def test_pipelined_requests_get_their_own_superglobals(spindle):
+    srv = spindle("sapi")
+    with srv.connect() as conn:
+        conn.send(build_request("POST", "/superglobals.php?n=1",
+                                headers={"Content-Type": "application/x-www-form-urlencoded",
+                                         "Cookie": "c=1"}, body=b"p=1")
+                  + build_request("GET", "/superglobals.php?n=2"))
+        first = conn.read_response().json()
+        second = conn.read_response().json()
+    assert first["get"] == {"n": "1"}
+    assert first["post"] == {"p": "1"}
+    assert first["cookie"] == {"c": "1"}
+    assert second["get"] == {"n": "2"}
+    assert second["post"] == []
+    assert second["cookie"] == []

@@ -1,0 +1,64 @@
+"""Many requests at once on the PHP thread pool, and what a full pool answers."""
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from spindle_http import Conn
+
+
+def test_200_concurrent_requests_get_their_own_responses(spindle):
+    srv = spindle("http")
+    barrier = threading.Barrier(200, timeout=20)
+
+    def one(i):
+        ident = f"req-{i:03d}-{i * 7919 % 1000:03d}"
+        with Conn(srv.port, timeout=30) as conn:
+            barrier.wait()
+            r = conn.request("GET", f"/echo_id.php?id={ident}")
+        return ident, r
+
+    with ThreadPoolExecutor(max_workers=200) as pool:
+        results = list(pool.map(one, range(200)))
+    bad = [(ident, r) for ident, r in results
+           if r.status != 200 or r.body != f"{ident}\n".encode() * 50]
+    assert not bad, f"{len(bad)} wrong responses, first: {bad[0]!r}"
+
+
+def test_concurrent_keep_alive_connections(spindle):
+    srv = spindle("http")
+
+    def client(c):
+        with Conn(srv.port, timeout=30) as conn:
+            for n in range(10):
+                ident = f"c{c}-n{n}"
+                r = conn.request("GET", f"/echo_id.php?id={ident}")
+                if r.status != 200 or r.body != f"{ident}\n".encode() * 50:
+                    return ident, r
+                r = conn.request("GET", "/static.txt")
+                if r.body != b"a static file of the http app\n":
+                    return "static", r
+        return None
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        failures = [f for f in pool.map(client, range(20)) if f]
+    assert not failures, failures[:3]
+
+
+def test_full_pool_answers_503_after_max_wait_time(spindle):
+    srv = spindle("http", "--threads", "1", "--max-wait-time", "500ms")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        long_request = pool.submit(srv.get, "/sleep.php?ms=3000", timeout=15)
+        time.sleep(0.3)
+        start = time.monotonic()
+        r = srv.get("/echo_id.php?id=waiting", timeout=10)
+        elapsed = time.monotonic() - start
+        assert r.status == 503, r
+        assert r.header("Retry-After"), r
+        assert 0.4 <= elapsed < 1.5, f"503 came after {elapsed:.2f}s, expected about 0.5s"
+        text = r.text.lower()
+        assert "busy" in text or "retry" in text, f"unclear 503 body: {r.text!r}"
+        first = long_request.result(timeout=15)
+    assert first.status == 200 and first.body == b"slept 3000 ms\n", first
+    # Once the thread is free, requests are served again.
+    assert srv.get("/echo_id.php?id=after").body == b"after\n" * 50

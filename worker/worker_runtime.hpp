@@ -1,0 +1,52 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+
+#include "sapi/worker_script.hpp"
+#include "worker/slot_runtime.hpp"
+
+namespace spindle::sapi {
+class engine;
+}
+
+namespace spindle::worker {
+
+/// Restart policy of a worker group.
+struct worker_policy {
+    std::uint64_t max_requests = 0;         ///< restart the script after this many; 0 = never
+    unsigned max_consecutive_failures = 6;  ///< boot failures in a row that abort start-up
+};
+
+/// The first and the longest wait before booting a failing worker script again. The delay
+/// doubles with each failure in a row. 100 ms is the floor DESIGN.md sets: FrankenPHP's 10 ms
+/// made a failing worker burn CPU and memory.
+inline constexpr std::chrono::milliseconds first_backoff{100};
+inline constexpr std::chrono::milliseconds max_backoff{5000};
+
+/// The wait before the next boot after `consecutive_failures` failed boots in a row.
+std::chrono::milliseconds backoff_after(unsigned consecutive_failures) noexcept;
+
+/// Worker mode: each slot thread of the group runs the worker script, which boots once and
+/// then serves requests through frankenphp_handle_request(). A script that ends or crashes
+/// after serving requests starts again at once; one that dies before reaching
+/// frankenphp_handle_request() starts again after a growing delay, and during start-up gives
+/// up after `max_consecutive_failures`, so the server refuses to start with the reason.
+class worker_runtime final : public slot_runtime {
+  public:
+    worker_runtime(sapi::engine& engine, sapi::worker_script script, worker_policy policy)
+        : engine_(engine), script_(std::move(script)), policy_(policy) {}
+
+    /// Slot thread: the PHP context lives as long as the thread, across script restarts.
+    void run_thread(std::size_t index, pool& host) override;
+
+    /// The script this group runs.
+    const sapi::worker_script& script() const noexcept { return script_; }
+
+  private:
+    sapi::engine& engine_;
+    const sapi::worker_script script_;
+    const worker_policy policy_;
+};
+
+}  // namespace spindle::worker
