@@ -34,8 +34,8 @@ struct worker_config {
     std::vector<std::pair<std::string, std::string>> env;  ///< extra $_SERVER/$_ENV entries
     std::uint64_t max_requests = 0;  ///< restart a thread's script after this many; 0 = never
     /// Boot failures in a row before start-up gives up (at run time the worker keeps retrying
-    /// with backoff); 0 = never give up.
-    unsigned max_consecutive_failures = 6;
+    /// with backoff); -1 = never give up.
+    int max_consecutive_failures = 6;
 };
 
 /// Everything a running server needs; built from CLI flags (config/command_line.hpp) and, later,

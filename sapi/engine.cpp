@@ -273,6 +273,7 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
         outcome.error = "PHP request start-up failed";
     }
     outcome.reached_handle_request = ctx.worker_ready;
+    outcome.exit_status = EG(exit_status);
     outcome.requests = ctx.worker_requests;
 
     // A crash inside a handler leaves that request open: the shutdown below flushes its output,

@@ -142,7 +142,10 @@ bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
             zval_ptr_dtor(&result);
         }
         handler->retval = nullptr;
-        if (EG(exception) != nullptr) {
+        // exit() unwinds as a special exception: the request completes normally below and the
+        // unwinding then ends the script, which restarts.
+        if (EG(exception) != nullptr && !zend_is_unwind_exit(EG(exception)) &&
+            !zend_is_graceful_exit(EG(exception))) {
             // An uncaught exception ends the worker as it would end a classic script: logged as
             // a fatal error, 500 to the client, and the script restarts (this bails out).
             zend_exception_error(EG(exception), E_ERROR);

@@ -35,6 +35,7 @@ struct worker_outcome {
     std::uint64_t requests = 0;           ///< requests it handled
     bool failed = false;                  ///< it ended on a fatal error or uncaught exception
     std::string error;                    ///< PHP's last error message, when failed
+    int exit_status = 0;                  ///< exit() status, 255 after a fatal error
 };
 
 }  // namespace spindle::sapi

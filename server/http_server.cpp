@@ -48,6 +48,7 @@ http_server::http_server(const config::server_config& config, std::string root, 
       context_{config, router_options{std::move(root), config.index, config.file_server}, pool,
                std::move(workers)},
       signals_(ioc_, SIGINT, SIGTERM),
+      restart_signals_(ioc_, SIGUSR1),
       drain_timer_(ioc_) {
     for (const auto& address : config.listen) {
         listeners_.push_back(std::make_shared<listener>(ioc_, resolve_endpoint(address), context_));
@@ -66,6 +67,8 @@ void http_server::run() {
     }
     signals_.async_wait(
         [this](const boost::system::error_code& ec, int signal) { on_signal(ec, signal); });
+    restart_signals_.async_wait(
+        [this](const boost::system::error_code& ec, int signal) { on_restart_signal(ec, signal); });
 
     std::size_t io_threads = config_.io_threads;
     if (io_threads == 0) {
@@ -95,12 +98,26 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
     spdlog::get("server")->info("signal {}: no new connections, finishing in-flight requests",
                                 signal);
     context_.stopping.store(true);
+    restart_signals_.cancel();
     for (auto& l : listeners_) {
         l->stop();
     }
     signals_.async_wait([this](const boost::system::error_code& e, int s) { on_signal(e, s); });
     drain_deadline_ = std::chrono::steady_clock::now() + drain_grace;
     check_drained();
+}
+
+void http_server::on_restart_signal(const boost::system::error_code& ec, int signal) {
+    if (ec) {
+        return;
+    }
+    spdlog::get("server")->info("signal {}: restarting every worker script", signal);
+    // Group 0 runs classic scripts, which start afresh on every request anyway.
+    for (std::size_t group = 1; group < context_.pool.group_count(); ++group) {
+        context_.pool.restart_group(group);
+    }
+    restart_signals_.async_wait(
+        [this](const boost::system::error_code& e, int s) { on_restart_signal(e, s); });
 }
 
 void http_server::check_drained() {

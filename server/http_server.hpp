@@ -38,6 +38,7 @@ class http_server {
 
   private:
     void on_signal(const boost::system::error_code& ec, int signal);
+    void on_restart_signal(const boost::system::error_code& ec, int signal);
     void check_drained();
 
     const config::server_config& config_;
@@ -45,6 +46,7 @@ class http_server {
     http_context context_;
     std::vector<std::shared_ptr<listener>> listeners_;
     boost::asio::signal_set signals_;
+    boost::asio::signal_set restart_signals_;  ///< SIGUSR1: restart every worker script
     boost::asio::steady_timer drain_timer_;
     std::chrono::steady_clock::time_point drain_deadline_;
     bool draining_ = false;

@@ -133,16 +133,21 @@ job pool::next_job(std::size_t index) {
     slot& s = *slots_[index];
     group& g = *groups_[slot_group_[index]];
     std::unique_lock lock(g.mutex);
+    auto restart_requested = [&] { return s.generation_ != g.restart_generation; };
     if (s.state() == slot_state::booting) {
         // The runtime finished setting the thread (or its worker script) up.
         s.transition(slot_state::ready);
-        g.idle.push_back(index);
+        s.generation_ = g.restart_generation;
         if (!s.has_booted_) {
             s.has_booted_ = true;
             mark_booted();
         }
     } else if (s.state() == slot_state::busy) {
         s.requests_served_.fetch_add(1, std::memory_order_relaxed);
+        if (restart_requested()) {
+            // The runtime ends its script now and calls restart(), which settles the count.
+            return nullptr;
+        }
         // Oldest waiting request first; the slot stays busy and warm.
         if (!g.queue.empty()) {
             job next = std::move(g.queue.front().request);
@@ -151,16 +156,48 @@ job pool::next_job(std::size_t index) {
         }
         --g.busy;
         s.transition(slot_state::ready);
-        g.idle.push_back(index);
     }
-    s.wakeup_.wait(lock, [&] { return s.assigned_ || g.stopping; });
+    if (!restart_requested() && !g.stopping && !g.queue.empty()) {
+        // Requests queued while this slot was booting or restarting.
+        job next = std::move(g.queue.front().request);
+        g.queue.pop_front();
+        s.transition(slot_state::busy);
+        ++g.busy;
+        return next;
+    }
+    g.idle.push_back(index);
+    s.wakeup_.wait(lock, [&] { return s.assigned_ || g.stopping || restart_requested(); });
     if (s.assigned_) {
         return std::move(s.assigned_);
     }
-    // Stopping: the queue is empty whenever a slot is idle, so nothing is left behind.
+    // Stopping or restarting: the queue is empty whenever a slot is idle, so nothing is left
+    // behind; queued requests wait for the slots that boot again.
     g.idle.erase(std::find(g.idle.begin(), g.idle.end(), index));
     s.transition(slot_state::draining);
     return nullptr;
+}
+
+bool pool::is_stopping(std::size_t index) const {
+    const group& g = *groups_[slot_group_[index]];
+    std::lock_guard lock(g.mutex);
+    return g.stopping;
+}
+
+void pool::restart_group(std::size_t group_index) {
+    group& g = *groups_[group_index];
+    {
+        std::lock_guard lock(g.mutex);
+        ++g.restart_generation;
+    }
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        if (slot_group_[i] == group_index) {
+            slots_[i]->wakeup_.notify_all();
+        }
+    }
+}
+
+std::size_t pool::group_count() const noexcept {
+    return groups_.size();
 }
 
 bool pool::restart(std::size_t index, std::chrono::milliseconds backoff) {
@@ -168,7 +205,6 @@ bool pool::restart(std::size_t index, std::chrono::milliseconds backoff) {
     group& g = *groups_[slot_group_[index]];
     std::unique_lock lock(g.mutex);
     if (s.state() == slot_state::busy) {
-        s.requests_served_.fetch_add(1, std::memory_order_relaxed);
         --g.busy;
     }
     s.transition(slot_state::restarting);

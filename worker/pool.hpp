@@ -99,6 +99,18 @@ class pool {
     /// Whether start() has returned successfully (any thread).
     bool has_started() const;
 
+    /// Whether slot `index`'s group is stopping; tells a runtime whose next_job() returned
+    /// null whether to end or to restart its script (slot thread).
+    bool is_stopping(std::size_t index) const;
+
+    /// Asks every slot of `group` to restart its script: running requests finish, idle slots
+    /// give up waiting, next_job() returns null to each once, and requests arriving meanwhile
+    /// wait in the queue for the rebooted slots (any thread).
+    void restart_group(std::size_t group);
+
+    /// Number of groups; group 0 runs classic scripts.
+    std::size_t group_count() const noexcept;
+
   private:
     struct queued_job {
         std::uint64_t ticket;
@@ -109,11 +121,12 @@ class pool {
         explicit group(group_options o) : options(std::move(o)) {}
         group_options options;
         mutable std::mutex mutex;
-        std::vector<std::size_t> idle;  ///< mutex: idle slot indexes, hottest on top
-        std::deque<queued_job> queue;   ///< mutex: waiting requests, oldest first
-        std::uint64_t next_ticket = 1;  ///< mutex
-        std::size_t busy = 0;           ///< mutex
-        bool stopping = false;          ///< mutex
+        std::vector<std::size_t> idle;         ///< mutex: idle slot indexes, hottest on top
+        std::deque<queued_job> queue;          ///< mutex: waiting requests, oldest first
+        std::uint64_t next_ticket = 1;         ///< mutex
+        std::size_t busy = 0;                  ///< mutex
+        bool stopping = false;                 ///< mutex
+        std::uint64_t restart_generation = 0;  ///< mutex: bumped by restart_group()
     };
 
     void run_slot(std::size_t index);

@@ -50,6 +50,7 @@ class slot {
     job assigned_;                    ///< pool mutex: the next request for this slot
     std::condition_variable wakeup_;  ///< pool mutex: signalled when assigned_ is set or on stop
     bool has_booted_ = false;         ///< pool mutex: asked for its first request once
+    std::uint64_t generation_ = 0;    ///< pool mutex: the group's restart generation at boot
     std::thread thread_;              ///< owned by the pool's control thread
 };
 

@@ -16,12 +16,27 @@ std::chrono::milliseconds backoff_after(unsigned consecutive_failures) noexcept 
 }
 
 void worker_runtime::run_thread(std::size_t index, pool& host) {
+    unsigned failures = 0;
+    // Each pass gives the thread a fresh PHP context; the previous one (and whatever memory
+    // the script leaked into it) is freed when a pass ends after max_requests.
+    while (run_context(index, host, failures) == context_end::recycle) {
+        spdlog::get("worker")->info(
+            "slot {}: worker {} served max_requests ({}); its PHP thread state is recycled", index,
+            script_.name, policy_.max_requests);
+        if (!host.restart(index, std::chrono::milliseconds(0))) {
+            return;
+        }
+    }
+}
+
+worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool& host,
+                                                        unsigned& failures) {
     auto log = spdlog::get("worker");
     sapi::engine::thread_scope php_thread(engine_, index);
-    unsigned failures = 0;
     for (;;) {
         job current;
         bool stopping = false;
+        bool restart_requested = false;
         std::uint64_t served = 0;
         sapi::worker_hooks hooks;
         hooks.next_request = [&]() -> sapi::request* {
@@ -32,7 +47,9 @@ void worker_runtime::run_thread(std::size_t index, pool& host) {
             }
             current = host.next_job(index);
             if (!current) {
-                stopping = true;
+                // Null is either the end (shutdown) or a restart request for this group.
+                stopping = host.is_stopping(index);
+                restart_requested = !stopping;
                 return nullptr;
             }
             ++served;
@@ -42,7 +59,11 @@ void worker_runtime::run_thread(std::size_t index, pool& host) {
         sapi::worker_outcome outcome = engine_.run_worker(script_, hooks);
         current.reset();
         if (stopping) {
-            return;
+            return context_end::stop;
+        }
+        if (policy_.max_requests > 0 && served >= policy_.max_requests &&
+            outcome.reached_handle_request && !outcome.failed) {
+            return context_end::recycle;
         }
 
         std::chrono::milliseconds backoff{0};
@@ -52,29 +73,34 @@ void worker_runtime::run_thread(std::size_t index, pool& host) {
             std::string reason = outcome.failed ? outcome.error
                                                 : "the script ended without calling "
                                                   "frankenphp_handle_request()";
-            if (!host.has_started() && policy_.max_consecutive_failures > 0 &&
-                failures >= policy_.max_consecutive_failures) {
+            if (!host.has_started() && policy_.max_consecutive_failures >= 0 &&
+                failures >= static_cast<unsigned>(policy_.max_consecutive_failures)) {
                 host.fail_startup("worker " + script_.name + " failed to start " +
                                   std::to_string(failures) + " times in a row: " + reason);
-                return;
+                return context_end::stop;
             }
             log->warn("slot {}: worker {} failed to start ({} in a row): {}; retrying in {} ms",
                       index, script_.name, failures, reason, backoff.count());
+        } else if (restart_requested && !outcome.failed) {
+            failures = 0;
+            log->info("slot {}: worker {} restarting on request after {} requests", index,
+                      script_.name, outcome.requests);
         } else {
             failures = 0;
             if (outcome.failed) {
-                log->error("slot {}: worker {} crashed after {} requests: {}; restarting", index,
-                           script_.name, outcome.requests, outcome.error);
-            } else if (policy_.max_requests > 0 && served >= policy_.max_requests) {
-                log->info("slot {}: worker {} served max_requests ({}); restarting", index,
-                          script_.name, served);
+                log->warn(
+                    "slot {}: worker {} crashed after {} requests (exit status {}): {}; "
+                    "restarting it now",
+                    index, script_.name, outcome.requests, outcome.exit_status, outcome.error);
             } else {
-                log->warn("slot {}: worker {} script ended after {} requests; restarting", index,
-                          script_.name, outcome.requests);
+                log->warn(
+                    "slot {}: worker {} script ended after {} requests (exit status {}); "
+                    "restarting it now",
+                    index, script_.name, outcome.requests, outcome.exit_status);
             }
         }
         if (!host.restart(index, backoff)) {
-            return;
+            return context_end::stop;
         }
     }
 }

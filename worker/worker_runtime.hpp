@@ -14,15 +14,16 @@ namespace spindle::worker {
 
 /// Restart policy of a worker group.
 struct worker_policy {
-    std::uint64_t max_requests = 0;         ///< restart the script after this many; 0 = never
-    unsigned max_consecutive_failures = 6;  ///< boot failures in a row that abort start-up
+    std::uint64_t max_requests = 0;    ///< restart the script after this many; 0 = never
+    int max_consecutive_failures = 6;  ///< boot failures in a row that abort start-up; -1 never
 };
 
 /// The first and the longest wait before booting a failing worker script again. The delay
-/// doubles with each failure in a row. 100 ms is the floor DESIGN.md sets: FrankenPHP's 10 ms
-/// made a failing worker burn CPU and memory.
+/// doubles with each failure in a row. 100 ms is the floor DESIGN.md sets (FrankenPHP's 10 ms
+/// made a failing worker burn CPU and memory); the 1 s cap keeps recovery quick once the
+/// cause is fixed.
 inline constexpr std::chrono::milliseconds first_backoff{100};
-inline constexpr std::chrono::milliseconds max_backoff{5000};
+inline constexpr std::chrono::milliseconds max_backoff{1000};
 
 /// The wait before the next boot after `consecutive_failures` failed boots in a row.
 std::chrono::milliseconds backoff_after(unsigned consecutive_failures) noexcept;
@@ -44,6 +45,11 @@ class worker_runtime final : public slot_runtime {
     const sapi::worker_script& script() const noexcept { return script_; }
 
   private:
+    enum class context_end { stop, recycle };
+    /// Runs the script again and again in one PHP thread context until the slot stops or the
+    /// script reached max_requests (recycle: the caller starts a fresh context).
+    context_end run_context(std::size_t index, pool& host, unsigned& failures);
+
     sapi::engine& engine_;
     const sapi::worker_script script_;
     const worker_policy policy_;
