@@ -152,6 +152,11 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      nullptr},
     {"worker", 'w', "FILE[,NUM]", "worker script on NUM threads (default: 2 x cores); repeatable",
      add_worker, nullptr},
+    {"worker-restart-grace", '\0', "DURATION", "wait for running requests on SIGUSR1 restarts",
+     [](php_server_args& args, std::string_view value) {
+         args.config.worker_restart_grace = parse_duration(value);
+     },
+     [](const server_config& config) { return format_duration(config.worker_restart_grace); }},
     {"io-threads", '\0', "N", "I/O threads (default: CPU cores)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);

@@ -1,5 +1,6 @@
 #include "sapi/engine.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstring>
@@ -26,6 +27,28 @@ std::vector<slot_context> contexts;
 std::unique_ptr<env_snapshot> environment;
 // The slot the calling thread serves; null on I/O and control threads.
 thread_local slot_context* thread_slot = nullptr;
+// Per slot: interrupt() asked the running request to end. Set by any thread, read and cleared
+// by the slot thread; sized with `contexts`.
+std::unique_ptr<std::atomic<bool>[]> interrupt_requested;
+// Zend's interrupt hook as it was before ours (OPcache or an extension may have set one).
+void (*previous_interrupt_function)(zend_execute_data*) = nullptr;
+// Breaks a slot thread out of a blocking system call; its handler does nothing.
+const int interrupt_signal = SIGRTMIN + 1;
+
+void on_interrupt_signal(int) {}
+
+// Runs on the slot thread at its next VM step after interrupt() set vm_interrupt.
+void on_vm_interrupt(zend_execute_data* execute_data) {
+    if (thread_slot != nullptr &&
+        interrupt_requested[thread_slot->index].exchange(false, std::memory_order_acq_rel)) {
+        zend_error_noreturn(E_ERROR,
+                            "Spindle ended this request: its worker was asked to restart and the "
+                            "request did not finish within the grace period");
+    }
+    if (previous_interrupt_function != nullptr) {
+        previous_interrupt_function(execute_data);
+    }
+}
 
 void import_environment(zval* array) {
     environment->import_into(array);
@@ -124,6 +147,8 @@ slot_context* current_slot() noexcept {
 }
 
 void bind_request(slot_context& ctx, request& req) noexcept {
+    // An interrupt meant for the previous request must not end this one.
+    interrupt_requested[ctx.index].store(false, std::memory_order_release);
     ctx.req = &req;
     ctx.finished = false;
     collect_cookies(req, ctx.cookies);
@@ -159,7 +184,14 @@ engine::engine(engine_options options) {
         contexts[i].index = i;
     }
     environment = std::make_unique<env_snapshot>();
+    interrupt_requested = std::make_unique<std::atomic<bool>[]>(contexts.size());
 
+    // No SA_RESTART: a blocking call (sleep, a socket read) returns EINTR so the interrupted
+    // script reaches its next VM step.
+    struct sigaction action {};
+    action.sa_handler = on_interrupt_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(interrupt_signal, &action, nullptr);
     php_tsrm_startup();
     sapi_startup(&spindle_sapi_module);
 
@@ -175,6 +207,8 @@ engine::engine(engine_options options) {
     if (spindle_sapi_module.startup(&spindle_sapi_module) == FAILURE) {
         throw std::runtime_error("PHP failed to start; see the PHP messages above");
     }
+    previous_interrupt_function = zend_interrupt_function;
+    zend_interrupt_function = on_vm_interrupt;
     if (zend_get_extension("Zend OPcache") == nullptr) {
         spdlog::get("sapi")->warn(
             "OPcache is not loaded: every request compiles its scripts. Check that "
@@ -204,11 +238,26 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     // until the destructor, across every request this thread serves.
     (void)ts_resource(0);
     thread_slot = &contexts[index];
+    thread_slot->tsrm_ls = tsrm_get_ls_cache();
+    thread_slot->thread = pthread_self();
 }
 
 engine::thread_scope::~thread_scope() {
     thread_slot = nullptr;
     ts_free_thread();
+}
+
+void engine::interrupt(std::size_t index) noexcept {
+    slot_context& ctx = contexts[index];
+    if (ctx.tsrm_ls == nullptr) {
+        return;
+    }
+    interrupt_requested[index].store(true, std::memory_order_release);
+    // The same two steps as PHP's own timeout handler, on another thread's executor globals.
+    auto* executor = reinterpret_cast<zend_executor_globals*>(static_cast<char*>(ctx.tsrm_ls) +
+                                                              executor_globals_offset);
+    zend_atomic_bool_store(&executor->vm_interrupt, true);
+    pthread_kill(ctx.thread, interrupt_signal);
 }
 
 const char* engine::php_version() noexcept {

@@ -55,6 +55,12 @@ class engine {
     /// null or the script ends or dies. Never throws.
     worker_outcome run_worker(const worker_script& script, worker_hooks& hooks) noexcept;
 
+    /// Ends the request slot `index` is running, from any thread: its next VM step raises a
+    /// fatal error (500, worker restart) and a blocking system call it sits in returns EINTR.
+    /// A slot that is between requests is unaffected. For worker restarts that outlast their
+    /// grace period.
+    void interrupt(std::size_t index) noexcept;
+
     /// The PHP version string ("8.2.32").
     static const char* php_version() noexcept;
 };

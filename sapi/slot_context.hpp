@@ -1,5 +1,7 @@
 #pragma once
 
+#include <pthread.h>
+
 #include <cstddef>
 #include <string>
 
@@ -14,6 +16,8 @@ namespace spindle::sapi {
 /// Touched only by the slot's own thread.
 struct slot_context {
     std::size_t index = 0;      ///< the slot's index
+    void* tsrm_ls = nullptr;    ///< the thread's TSRM storage, for interrupt() from other threads
+    pthread_t thread{};         ///< the slot thread, for interrupt()
     request* req = nullptr;     ///< the request being served; null between requests
     bool finished = false;      ///< the response was completed (finish_request or end)
     std::string cookies;        ///< Cookie header values joined with "; " (read_cookies)

@@ -49,7 +49,8 @@ http_server::http_server(const config::server_config& config, std::string root, 
                std::move(workers)},
       signals_(ioc_, SIGINT, SIGTERM),
       restart_signals_(ioc_, SIGUSR1),
-      drain_timer_(ioc_) {
+      drain_timer_(ioc_),
+      restart_grace_timer_(ioc_) {
     for (const auto& address : config.listen) {
         listeners_.push_back(std::make_shared<listener>(ioc_, resolve_endpoint(address), context_));
     }
@@ -99,6 +100,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
                                 signal);
     context_.stopping.store(true);
     restart_signals_.cancel();
+    restart_grace_timer_.cancel();
     for (auto& l : listeners_) {
         l->stop();
     }
@@ -116,6 +118,16 @@ void http_server::on_restart_signal(const boost::system::error_code& ec, int sig
     for (std::size_t group = 1; group < context_.pool.group_count(); ++group) {
         context_.pool.restart_group(group);
     }
+    // Requests that outlast the grace period are interrupted so the restart completes.
+    restart_grace_timer_.expires_after(config_.worker_restart_grace);
+    restart_grace_timer_.async_wait([this](const boost::system::error_code& e) {
+        if (e) {
+            return;
+        }
+        for (std::size_t group = 1; group < context_.pool.group_count(); ++group) {
+            context_.pool.interrupt_stale(group);
+        }
+    });
     restart_signals_.async_wait(
         [this](const boost::system::error_code& e, int s) { on_restart_signal(e, s); });
 }

@@ -48,6 +48,7 @@ class http_server {
     boost::asio::signal_set signals_;
     boost::asio::signal_set restart_signals_;  ///< SIGUSR1: restart every worker script
     boost::asio::steady_timer drain_timer_;
+    boost::asio::steady_timer restart_grace_timer_;  ///< interrupts workers stuck in a restart
     std::chrono::steady_clock::time_point drain_deadline_;
     bool draining_ = false;
 };

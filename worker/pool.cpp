@@ -196,6 +196,28 @@ void pool::restart_group(std::size_t group_index) {
     }
 }
 
+std::size_t pool::interrupt_stale(std::size_t group_index) {
+    group& g = *groups_[group_index];
+    std::vector<std::size_t> stale;
+    {
+        std::lock_guard lock(g.mutex);
+        for (std::size_t i = 0; i < slots_.size(); ++i) {
+            if (slot_group_[i] == group_index && slots_[i]->state() == slot_state::busy &&
+                slots_[i]->generation_ != g.restart_generation) {
+                stale.push_back(i);
+            }
+        }
+    }
+    for (std::size_t index : stale) {
+        spdlog::get("worker")->warn(
+            "slot {}: worker {} still busy after the restart grace period; interrupting its "
+            "request",
+            index, g.options.name);
+        g.options.runtime->interrupt(index);
+    }
+    return stale.size();
+}
+
 std::size_t pool::group_count() const noexcept {
     return groups_.size();
 }

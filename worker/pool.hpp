@@ -108,6 +108,10 @@ class pool {
     /// wait in the queue for the rebooted slots (any thread).
     void restart_group(std::size_t group);
 
+    /// Interrupts the slots of `group` still running a request that began before the last
+    /// restart_group() (their grace period is over). Returns how many (any thread).
+    std::size_t interrupt_stale(std::size_t group);
+
     /// Number of groups; group 0 runs classic scripts.
     std::size_t group_count() const noexcept;
 

@@ -15,6 +15,10 @@ std::chrono::milliseconds backoff_after(unsigned consecutive_failures) noexcept 
     return std::min(delay, max_backoff);
 }
 
+void worker_runtime::interrupt(std::size_t index) noexcept {
+    engine_.interrupt(index);
+}
+
 void worker_runtime::run_thread(std::size_t index, pool& host) {
     unsigned failures = 0;
     // Each pass gives the thread a fresh PHP context; the previous one (and whatever memory

@@ -40,6 +40,8 @@ class worker_runtime final : public slot_runtime {
 
     /// Slot thread: the PHP context lives as long as the thread, across script restarts.
     void run_thread(std::size_t index, pool& host) override;
+    /// Any thread: the slot's running request ends with a fatal error, its script restarts.
+    void interrupt(std::size_t index) noexcept override;
 
     /// The script this group runs.
     const sapi::worker_script& script() const noexcept { return script_; }
