@@ -1,5 +1,6 @@
 #include "sapi/engine.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -313,9 +314,12 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     if (php_request_startup() == SUCCESS) {
         outcome.failed = !execute_file(script.file);
         if (outcome.failed) {
+            // The first line only: an uncaught exception's message carries its stack trace,
+            // which PHP has already logged in full.
             outcome.error = PG(last_error_message) != nullptr
                                 ? std::string(ZSTR_VAL(PG(last_error_message)))
                                 : "the script ended with a fatal error";
+            outcome.error.resize(std::min(outcome.error.find('\n'), outcome.error.size()));
         }
     } else {
         outcome.failed = true;

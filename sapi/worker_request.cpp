@@ -147,8 +147,10 @@ bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
         if (EG(exception) != nullptr && !zend_is_unwind_exit(EG(exception)) &&
             !zend_is_graceful_exit(EG(exception))) {
             // An uncaught exception ends the worker as it would end a classic script: logged as
-            // a fatal error, 500 to the client, and the script restarts (this bails out).
+            // a fatal error, 500 to the client, and the script restarts. zend_exception_error()
+            // adds E_DONT_BAIL in PHP 8, so bail out explicitly (FrankenPHP does the same).
             zend_exception_error(EG(exception), E_ERROR);
+            zend_bailout();
         }
     } else {
         spdlog::get("sapi")->error("[slot {} req {}] worker request start-up failed", ctx.index,

@@ -3,8 +3,14 @@ checks every server on tear-down, as NGINX Unit's test harness does: the process
 alive, it did not grow its open file descriptors, its log has no unexpected error, and it
 stops with exit code 0 on SIGTERM.
 
-Every test that uses the `spindle` fixture runs once per mode in MODES. A mode decides the
-extra flags a server gets (see mode_arguments); worker mode is meant to be added there.
+Every test that uses the `spindle` fixture runs once per mode in MODES, unless it is marked
+`classic_only`. A mode decides the extra flags a server gets (see mode_arguments):
+
+- classic: none; every .php file runs classically, one script run per request.
+- worker: every fixture file of the app written in the executor pattern (it requires
+  tests/fixtures/_executor.php and returns its handler closure) is started as a worker script
+  on one thread (`-w FILE,1`), so the requests a test sends to it are served by the resident
+  script through frankenphp_handle_request(); the app's other .php files stay classic.
 """
 
 import os
@@ -20,9 +26,8 @@ import pytest
 
 from spindle_http import Conn
 
-# The modes every server scenario runs in. Worker mode will join this list once mode_arguments
-# knows how to start a fixture app as a worker.
-MODES = ["classic"]
+# The modes every server scenario runs in; tests marked classic_only run in the first only.
+MODES = ["classic", "worker"]
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures"
@@ -35,6 +40,8 @@ STOP_TIMEOUT = 10.0
 FD_TOLERANCE = 3
 FD_SETTLE_TIMEOUT = 2.5
 DEFAULT_THREADS = "4"
+# What marks a fixture file as runnable in both modes (see tests/fixtures/_executor.php).
+EXECUTOR = "_executor.php"
 
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
 # "2026-12-02 11:22:33.123 info  [server] message"
@@ -70,11 +77,45 @@ def spindle_binary(request):
     return str(path)
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "classic_only: run only in classic mode (HTTP front end, routing and limits, where a "
+        "worker adds nothing, or servers that bring their own worker flags)",
+    )
+
+
+def pytest_generate_tests(metafunc):
+    if "mode" in metafunc.fixturenames:
+        classic_only = metafunc.definition.get_closest_marker("classic_only") is not None
+        metafunc.parametrize("mode", MODES[:1] if classic_only else MODES, indirect=True,
+                             scope="session")
+
+
+def executor_fixtures(root):
+    """The .php files of an app written in the executor pattern, in a stable order."""
+    found = []
+    for path in sorted(Path(root).rglob("*.php")):
+        if path.is_file() and not path.name.startswith("_"):
+            if EXECUTOR in path.read_text(errors="replace"):
+                found.append(path)
+    return found
+
+
 def mode_arguments(mode, root):
     """Flags that run the app at `root` in `mode`."""
     if mode == "classic":
         return []
-    raise ValueError(f"mode {mode!r} is not supported yet: teach mode_arguments() its flags")
+    if mode == "worker":
+        workers = executor_fixtures(root)
+        if not workers:
+            raise ValueError(f"{root} has no executor-style fixture to run as a worker")
+        args = []
+        for path in workers:
+            args += ["--worker", f"{path},1"]
+        # One thread per worker plus the usual pool for the app's classic scripts.
+        return args + ["--threads", str(len(workers) + int(DEFAULT_THREADS))]
+    raise ValueError(f"mode {mode!r} is not supported: teach mode_arguments() its flags")
 
 
 class LogRecord:
@@ -119,10 +160,12 @@ class SpindleServer:
         self._lock = threading.Lock()
         self._readers = []
         self.stopped = False
+        self.terminated = False
         self.exit_code = None
 
         full_env = {k: v for k, v in os.environ.items() if k not in ("PHPRC", "PHP_INI_SCAN_DIR")}
         full_env.update(env or {})
+        mode_args = mode_arguments(mode, self.root)
         self.command = [
             binary,
             "php-server",
@@ -130,10 +173,10 @@ class SpindleServer:
             str(self.root),
             "--listen",
             "127.0.0.1:0",
-            *mode_arguments(mode, self.root),
+            *mode_args,
             *self.args,
         ]
-        if "--threads" not in self.args:
+        if "--threads" not in self.args and "--threads" not in mode_args:
             self.command += ["--threads", DEFAULT_THREADS]
         self.proc = subprocess.Popen(
             self.command,
@@ -237,6 +280,17 @@ class SpindleServer:
             time.sleep(0.05)
         self.fd_baseline = self.fd_count()
 
+    def terminate(self, timeout=STOP_TIMEOUT):
+        """Sends SIGTERM now, for tests of graceful shutdown, and returns the exit code (None if
+        the process outlived timeout). Tear-down then checks only the log and that exit code."""
+        self.terminated = True
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.exit_code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.exit_code
+
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()
@@ -283,7 +337,12 @@ class SpindleServer:
         problems = []
         for conn in self.conns:
             conn.close()
-        if not self.is_alive():
+        if self.terminated:
+            if self.exit_code is None:
+                problems.append("server did not exit after the test's SIGTERM")
+            elif self.exit_code != 0:
+                problems.append(f"server exited with {self.exit_code} after SIGTERM")
+        elif not self.is_alive():
             problems.append(f"server died during the test (exit code {self.proc.returncode})")
         else:
             if self.fd_baseline is not None:
@@ -329,8 +388,9 @@ class SpindleServer:
         return problems
 
 
-@pytest.fixture(scope="session", params=MODES)
+@pytest.fixture(scope="session")
 def mode(request):
+    """The mode of the current test, parametrized by pytest_generate_tests."""
     return request.param
 
 
@@ -382,6 +442,8 @@ def tmp_root(tmp_path):
     def copy_app(app):
         root = tmp_path / "root"
         shutil.copytree(FIXTURES / app, root, symlinks=True)
+        # Executor-style fixtures require ../_executor.php.
+        shutil.copy(FIXTURES / EXECUTOR, tmp_path / EXECUTOR)
         return root
 
     return copy_app

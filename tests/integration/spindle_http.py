@@ -93,6 +93,21 @@ def chunked(parts):
     return out + b"0\r\n\r\n"
 
 
+def multipart(fields, files, boundary="----spindle-test-boundary-7MA4YWxkTrZu0gW"):
+    """A multipart/form-data body: fields is {name: value}, files is {name: (filename,
+    content_type, bytes)}. Returns (content_type, body)."""
+    out = b""
+    for name, value in fields.items():
+        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+                .encode() + value.encode() + b"\r\n")
+    for name, (filename, content_type, data) in files.items():
+        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; "
+                f"filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n".encode()
+                + data + b"\r\n")
+    out += f"--{boundary}--\r\n".encode()
+    return f"multipart/form-data; boundary={boundary}", out
+
+
 class Conn:
     """One client connection with its own read buffer."""
 

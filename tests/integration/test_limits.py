@@ -6,7 +6,12 @@ import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from spindle_http import Conn, ConnectionClosed
+
+# Timeouts and limits belong to the HTTP front end: a worker behind it changes nothing.
+pytestmark = pytest.mark.classic_only
 
 INDEX_BODY = b"hello from index\n"
 

@@ -9,6 +9,10 @@ import pytest
 
 from spindle_http import build_request
 
+# Which file a path resolves to is decided before PHP runs: classic mode covers it (routes to a
+# worker script are in test_worker.py).
+pytestmark = pytest.mark.classic_only
+
 SECRETS = {
     ".env": "SECRET_dotenv_4711",
     ".git/config": "SECRET_gitconfig_4711",

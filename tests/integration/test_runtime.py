@@ -1,6 +1,7 @@
 """The PHP runtime inside Spindle: finishing a response early, early hints, exit, errors and
 limits, logging, OPcache, and where php.ini settings come from."""
 
+import re
 import time
 import urllib.parse
 
@@ -12,6 +13,14 @@ RUNTIME_INDEX = b"runtime index\n"
 def assert_still_serving(srv):
     r = srv.get("/", timeout=5)
     assert r.status == 200 and r.body == RUNTIME_INDEX, r
+
+
+def assert_worker_restarted(srv, script, how=r"crashed after \d+ requests"):
+    """In worker mode: the worker of /script logged that its script ended (`how`) and that it
+    restarts. Nothing in classic mode, where every request runs the script afresh."""
+    if srv.mode != "worker":
+        return
+    srv.wait_for_log(rf"worker /{re.escape(script)} {how}.*restarting")
 
 
 # --- finishing early, interim responses, exit -----------------------------------------------
@@ -66,9 +75,12 @@ def test_early_hints(spindle):
 
 def test_exit_keeps_output(spindle):
     srv = spindle("runtime")
-    r = srv.get("/exit_midway.php")
-    assert r.status == 200, r
-    assert r.body == b"before exit\n"
+    for _ in range(2):
+        r = srv.get("/exit_midway.php", timeout=5)
+        assert r.status == 200, r
+        assert r.body == b"before exit\n"
+    # In a worker, exit() ends the worker script, which starts again for the next request.
+    assert_worker_restarted(srv, "exit_midway.php", r"script ended after \d+ requests")
 
 
 # --- errors ---------------------------------------------------------------------------------
@@ -83,6 +95,8 @@ def test_fatal_error_500_and_next_request_works(spindle):
     assert b"Fatal error" not in r.body
     record = srv.wait_for_log(r"Call to undefined function spindle_fixture_undefined_function")
     assert record.level == "error" and record.logger == "php", record
+    assert_worker_restarted(srv, "fatal_error.php")
+    assert srv.get("/fatal_error.php", timeout=5).status == 500
     assert_still_serving(srv)
 
 
@@ -94,6 +108,8 @@ def test_uncaught_exception_500_and_next_request_works(spindle):
     assert b"uncaught_exception_marker" not in r.body
     record = srv.wait_for_log(r"Uncaught RuntimeException: uncaught_exception_marker")
     assert record.level == "error" and record.logger == "php", record
+    assert_worker_restarted(srv, "uncaught_exception.php")
+    assert srv.get("/uncaught_exception.php", timeout=5).status == 500
     assert_still_serving(srv)
 
 
@@ -107,6 +123,7 @@ def test_max_execution_time_500_and_server_keeps_serving(spindle):
     assert elapsed < 5, f"a 1 s max_execution_time took {elapsed:.2f}s"
     record = srv.wait_for_log(r"Maximum execution time of 1 second exceeded")
     assert record.level == "error", record
+    assert_worker_restarted(srv, "infinite_loop.php")
     for _ in range(3):
         assert_still_serving(srv)
 
@@ -118,6 +135,7 @@ def test_memory_limit_500(spindle):
     assert r.status == 500, r
     assert b"Allowed memory size" not in r.body
     srv.wait_for_log(r"Allowed memory size of \d+ bytes exhausted")
+    assert_worker_restarted(srv, "memory_hog.php")
     assert_still_serving(srv)
 
 

@@ -9,22 +9,7 @@ import time
 
 import pytest
 
-from spindle_http import build_request
-
-
-def multipart(fields, files, boundary="----spindle-test-boundary-7MA4YWxkTrZu0gW"):
-    """A multipart/form-data body: fields is {name: value}, files is {name: (filename,
-    content_type, bytes)}. Returns (content_type, body)."""
-    out = b""
-    for name, value in fields.items():
-        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
-                .encode() + value.encode() + b"\r\n")
-    for name, (filename, content_type, data) in files.items():
-        out += (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; "
-                f"filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n".encode()
-                + data + b"\r\n")
-    out += f"--{boundary}--\r\n".encode()
-    return f"multipart/form-data; boundary={boundary}", out
+from spindle_http import build_request, multipart
 
 
 # --- $_SERVER -------------------------------------------------------------------------------
@@ -67,6 +52,10 @@ def test_server_variables(spindle):
     assert int(before) - 1 <= s["REQUEST_TIME"] <= after + 1
     assert isinstance(s["REQUEST_TIME_FLOAT"], float)
     assert before - 1 <= s["REQUEST_TIME_FLOAT"] <= after + 1
+    if srv.mode == "worker":
+        assert s["FRANKENPHP_WORKER"] == "1"
+    else:
+        assert "FRANKENPHP_WORKER" not in s
 
 
 def test_server_name_is_host_without_port(spindle):

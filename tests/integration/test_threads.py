@@ -4,6 +4,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from spindle_http import Conn
 
 
@@ -45,6 +47,8 @@ def test_concurrent_keep_alive_connections(spindle):
     assert not failures, failures[:3]
 
 
+# One classic thread on purpose (test_worker.py has the worker version).
+@pytest.mark.classic_only
 def test_full_pool_answers_503_after_max_wait_time(spindle):
     srv = spindle("http", "--threads", "1", "--max-wait-time", "500ms")
     with ThreadPoolExecutor(max_workers=1) as pool:
