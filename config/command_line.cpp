@@ -20,7 +20,8 @@ namespace {
 /// The php-server settings as they are built up flag by flag.
 struct php_server_args {
     server_config config;
-    bool listen_given = false;  ///< the first --listen replaces the default address
+    bool listen_given = false;              ///< the first --listen replaces the default address
+    std::uint64_t worker_max_requests = 0;  ///< applies to every --worker, whatever the order
 };
 
 /// Applies a flag's value; throws config_error with a message naming the value.
@@ -152,6 +153,11 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      nullptr},
     {"worker", 'w', "FILE[,NUM]", "worker script on NUM threads (default: 2 x cores); repeatable",
      add_worker, nullptr},
+    {"worker-max-requests", '\0', "N", "recycle a worker thread after N requests (default: never)",
+     [](php_server_args& args, std::string_view value) {
+         args.worker_max_requests = parse_positive_count(value);
+     },
+     nullptr},
     {"worker-restart-grace", '\0', "DURATION", "wait for running requests on SIGUSR1 restarts",
      [](php_server_args& args, std::string_view value) {
          args.config.worker_restart_grace = parse_duration(value);
@@ -406,6 +412,9 @@ command_line parse_command_line(int argc, const char* const argv[]) {
     parse_flags(*command, rest, state);
     if (command == &version_command) {
         return {command_kind::version, {}, {}};
+    }
+    for (worker_config& worker : state.config.workers) {
+        worker.max_requests = state.worker_max_requests;
     }
     return {command_kind::php_server, std::move(state.config), {}};
 }

@@ -442,8 +442,8 @@ def test_failing_worker_backs_off_without_burning_cpu(spindle, tmp_path):
 # --- load, memory, signals ------------------------------------------------------------------
 
 
-def test_200_concurrent_requests_on_two_worker_threads(spindle):
-    srv = spindle(APP, *worker("echo_id.php", 2))
+def test_200_concurrent_requests_on_four_worker_threads(spindle):
+    srv = spindle(APP, *worker("echo_id.php", 4), "--threads", "5")
     barrier = threading.Barrier(200, timeout=20)
 
     def one(i):
@@ -459,7 +459,7 @@ def test_200_concurrent_requests_on_two_worker_threads(spindle):
            if r.status != 200 or r.body != f"{ident}\n".encode() * 50]
     assert not bad, f"{len(bad)} wrong responses, first: {bad[0]!r}"
     boot_ids = {r.header("X-Boot-Id") for _, r in results}
-    assert len(boot_ids) == 2, f"expected both worker threads to serve, got {boot_ids}"
+    assert len(boot_ids) == 4, f"expected every worker thread to serve, got {boot_ids}"
 
 
 def test_memory_stable_over_3000_requests(spindle):
@@ -500,6 +500,16 @@ def test_busy_worker_answers_503_after_max_wait_time(spindle):
         first = long_request.result(timeout=15)
     assert first.status == 200 and first.body == b"slept 2000 ms\n", first
     assert srv.get("/sleep.php?ms=1").body == b"slept 1 ms\n"
+
+
+def test_max_requests_recycles_the_thread(spindle):
+    srv = spindle(APP, *worker("counter.php"), "--worker-max-requests", "3")
+    seen = [srv.get("/counter.php").json() for _ in range(7)]
+    assert [d["count"] for d in seen] == [1, 2, 3, 1, 2, 3, 1], seen
+    boots = [d["boot_id"] for d in seen]
+    assert boots[0] == boots[2] and boots[3] == boots[5] and len(set(boots)) == 3, boots
+    recycled = records_matching(srv, r"served max_requests \(3\); its PHP thread state is recycled")
+    assert len(recycled) == 2, srv.log_tail()
 
 
 def test_sigusr1_restarts_worker_scripts(spindle):

@@ -406,3 +406,41 @@ TEST(ParseCommandLine, ValueMayStartWithDashWhenGivenWithEquals) {
 
 }  // namespace
 }  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+server_config php_server_flags_for_workers(std::initializer_list<const char*> flags) {
+    std::vector<const char*> argv{"spindle", "php-server"};
+    argv.insert(argv.end(), flags);
+    return parse_command_line(static_cast<int>(argv.size()), argv.data()).config;
+}
+
+TEST(ParseCommandLine, WorkerTakesFileAndOptionalThreadCount) {
+    const server_config config =
+        php_server_flags_for_workers({"-w", "public/index.php", "--worker=app/w.php,3"});
+    ASSERT_EQ(config.workers.size(), 2u);
+    EXPECT_EQ(config.workers[0].file, "public/index.php");
+    EXPECT_EQ(config.workers[0].num, 0u);
+    EXPECT_EQ(config.workers[1].file, "app/w.php");
+    EXPECT_EQ(config.workers[1].num, 3u);
+}
+
+TEST(ParseCommandLine, WorkerMaxRequestsAppliesToEveryWorkerWhateverTheOrder) {
+    const server_config config = php_server_flags_for_workers(
+        {"-w", "a.php", "--worker-max-requests", "500", "-w", "b.php,2"});
+    ASSERT_EQ(config.workers.size(), 2u);
+    EXPECT_EQ(config.workers[0].max_requests, 500u);
+    EXPECT_EQ(config.workers[1].max_requests, 500u);
+}
+
+TEST(ParseCommandLine, WorkerRejectsBadThreadCounts) {
+    for (const char* bad : {"a.php,0", "a.php,x", "a.php,", ",2"}) {
+        std::vector<const char*> argv{"spindle", "php-server", "-w", bad};
+        EXPECT_THROW(parse_command_line(static_cast<int>(argv.size()), argv.data()), config_error)
+            << bad;
+    }
+}
+
+}  // namespace
+}  // namespace spindle::config
