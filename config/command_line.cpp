@@ -120,6 +120,15 @@ void add_php_ini_setting(php_server_args& args, std::string_view value) {
     args.config.php_ini.emplace_back(key, value.substr(equals + 1));
 }
 
+void add_env(php_server_args& args, std::string_view value) {
+    const std::size_t equals = value.find('=');
+    const std::string_view name = value.substr(0, equals);
+    if (equals == std::string_view::npos || name.empty()) {
+        throw config_error("\"" + std::string(value) + "\" is not NAME=VALUE (e.g. APP_ENV=prod)");
+    }
+    args.config.env.emplace_back(name, value.substr(equals + 1));
+}
+
 // "FILE" or "FILE,NUM": FrankenPHP's --worker syntax.
 void add_worker(php_server_args& args, std::string_view value) {
     worker_config worker;
@@ -175,6 +184,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
      [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },
      nullptr},
+    {"env", '\0', "NAME=VALUE", "environment entry for every script; repeatable", add_env, nullptr},
     {"php-ini-set", '\0', "KEY=VALUE", "set a php.ini directive; repeatable", add_php_ini_setting,
      nullptr},
     {"max-wait-time", '\0', "DURATION", "longest wait for a free PHP thread, then 503",

@@ -52,6 +52,8 @@ struct server_config {
     std::optional<std::string> php_ini_file;          ///< --php-ini: replaces php.ini lookup
     std::vector<std::pair<std::string, std::string>> php_ini;  ///< extra ini settings
     std::vector<worker_config> workers;                        ///< worker groups
+    /// Environment entries every script sees ($_SERVER, $_ENV, getenv()), over the process's.
+    std::vector<std::pair<std::string, std::string>> env;
     /// How long a worker restart (SIGUSR1) waits for running requests before interrupting them.
     std::chrono::milliseconds worker_restart_grace{30'000};
     http_limits limits;

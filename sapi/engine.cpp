@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sapi/env_functions.hpp"
 #include "sapi/env_snapshot.hpp"
 #include "sapi/log_sink.hpp"
 #include "sapi/php.hpp"
@@ -24,8 +25,11 @@ namespace {
 // engine's constructor before any slot thread starts, then each entry is touched only by its
 // own slot thread.
 std::vector<slot_context> contexts;
-// The environment imported once at start-up (php_import_environment_variables hook).
-std::unique_ptr<env_snapshot> environment;
+// The environments imported once at start-up: [0] the process's with the server's env laid
+// over it, then one per worker with its env (php_import_environment_variables hook, getenv).
+std::vector<std::unique_ptr<env_snapshot>> environments;
+// The server's env layer, kept to build the workers' environments.
+std::vector<std::pair<std::string, std::string>> server_env;
 // The slot the calling thread serves; null on I/O and control threads.
 thread_local slot_context* thread_slot = nullptr;
 // Per slot: interrupt() asked the running request to end. Set by any thread, read and cleared
@@ -52,7 +56,7 @@ void on_vm_interrupt(zend_execute_data* execute_data) {
 }
 
 void import_environment(zval* array) {
-    environment->import_into(array);
+    current_environment().import_into(array);
 }
 
 // Defaults that a php.ini may override (ini_defaults runs before php.ini is parsed): the
@@ -147,6 +151,20 @@ slot_context* current_slot() noexcept {
     return thread_slot;
 }
 
+const env_snapshot& current_environment() noexcept {
+    if (thread_slot != nullptr && thread_slot->worker != nullptr) {
+        return *environments[thread_slot->worker->env_index];
+    }
+    return *environments[0];
+}
+
+std::size_t engine::add_worker_environment(
+    const std::vector<std::pair<std::string, std::string>>& worker_env) {
+    environments.push_back(std::make_unique<env_snapshot>(
+        std::vector<const env_snapshot::layer*>{&server_env, &worker_env}));
+    return environments.size() - 1;
+}
+
 void bind_request(slot_context& ctx, request& req) noexcept {
     // An interrupt meant for the previous request must not end this one.
     interrupt_requested[ctx.index].store(false, std::memory_order_release);
@@ -184,7 +202,9 @@ engine::engine(engine_options options) {
     for (std::size_t i = 0; i < contexts.size(); ++i) {
         contexts[i].index = i;
     }
-    environment = std::make_unique<env_snapshot>();
+    server_env = options.env;
+    environments.push_back(
+        std::make_unique<env_snapshot>(std::vector<const env_snapshot::layer*>{&server_env}));
     interrupt_requested = std::make_unique<std::atomic<bool>[]>(contexts.size());
 
     // No SA_RESTART: a blocking call (sleep, a socket read) returns EINTR so the interrupted
@@ -231,7 +251,7 @@ engine::~engine() {
     spindle_sapi_module.ini_entries = nullptr;
     free(spindle_sapi_module.php_ini_path_override);
     spindle_sapi_module.php_ini_path_override = nullptr;
-    environment.reset();
+    environments.clear();
 }
 
 engine::thread_scope::thread_scope(engine&, std::size_t index) {
@@ -240,6 +260,8 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     (void)ts_resource(0);
     thread_slot = &contexts[index];
     thread_slot->tsrm_ls = tsrm_get_ls_cache();
+    // Each thread got its own copy of the internal function table in ts_resource().
+    install_env_functions();
     thread_slot->thread = pthread_self();
 }
 
@@ -283,6 +305,8 @@ void engine::run_script(request& req) noexcept {
         ctx.finished = true;
     }
     unbind_request(ctx);
+    // putenv() lasts one classic request.
+    ctx.env_overlay.clear();
 }
 
 worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hooks) noexcept {
@@ -340,6 +364,8 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     unbind_request(ctx);
     ctx.worker = nullptr;
     ctx.hooks = nullptr;
+    // putenv() lasts across a worker's requests, until its script ends.
+    ctx.env_overlay.clear();
     ctx.boot_request = nullptr;
     ctx.in_worker_request = false;
     return outcome;

@@ -19,6 +19,8 @@ struct engine_options {
     std::optional<std::string> ini_file;
     /// Settings applied after php.ini, in order (--php-ini-set, php_ini in the Caddyfile).
     std::vector<std::pair<std::string, std::string>> ini_overrides;
+    /// The server's `env` entries (--env), laid over the process environment.
+    std::vector<std::pair<std::string, std::string>> env;
 };
 
 /// The embedded PHP engine: module start-up and shutdown (control thread), the per-thread
@@ -54,6 +56,12 @@ class engine {
     /// `hooks.next_request` hands it through frankenphp_handle_request() until that returns
     /// null or the script ends or dies. Never throws.
     worker_outcome run_worker(const worker_script& script, worker_hooks& hooks) noexcept;
+
+    /// Builds the environment a worker's script sees: the process environment, the server's
+    /// env, then the worker's `env`, later layers winning. Returns the value for
+    /// worker_script::env_index. Control thread, before the pool starts.
+    std::size_t add_worker_environment(
+        const std::vector<std::pair<std::string, std::string>>& worker_env);
 
     /// Ends the request slot `index` is running, from any thread: its next VM step raises a
     /// fatal error (500, worker restart) and a blocking system call it sits in returns EINTR.

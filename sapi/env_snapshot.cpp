@@ -1,7 +1,6 @@
 #include "sapi/env_snapshot.hpp"
 
 #include <cstring>
-#include <string_view>
 
 extern char** environ;
 
@@ -18,9 +17,14 @@ zend_string* make_shared_string(std::string_view text) {
     return s;
 }
 
+bool is_valid_name(std::string_view name) {
+    return !name.empty() && name.find('=') == std::string_view::npos &&
+           name.find('\0') == std::string_view::npos;
+}
+
 }  // namespace
 
-env_snapshot::env_snapshot() {
+env_snapshot::env_snapshot(const std::vector<const layer*>& layers) {
     for (char** env = environ; env != nullptr && *env != nullptr; ++env) {
         std::string_view pair(*env);
         auto equals = pair.find('=');
@@ -28,9 +32,27 @@ env_snapshot::env_snapshot() {
         if (equals == std::string_view::npos || equals == 0) {
             continue;
         }
-        entries_.push_back({make_shared_string(pair.substr(0, equals)),
-                            make_shared_string(pair.substr(equals + 1))});
+        set(pair.substr(0, equals), pair.substr(equals + 1));
     }
+    for (const layer* entries : layers) {
+        for (const auto& [name, value] : *entries) {
+            if (is_valid_name(name) && value.find('\0') == std::string::npos) {
+                set(name, value);
+            }
+        }
+    }
+}
+
+void env_snapshot::set(std::string_view name, std::string_view value) {
+    auto it = index_.find(name);
+    if (it != index_.end()) {
+        free(entries_[it->second].value);
+        entries_[it->second].value = make_shared_string(value);
+        return;
+    }
+    zend_string* key = make_shared_string(name);
+    entries_.push_back({key, make_shared_string(value)});
+    index_.emplace(std::string_view(ZSTR_VAL(key), ZSTR_LEN(key)), entries_.size() - 1);
 }
 
 env_snapshot::~env_snapshot() {
@@ -51,6 +73,15 @@ void env_snapshot::import_into(zval* array) const noexcept {
         ZVAL_INTERNED_STR(&value, e.value);
         zend_symtable_update(table, e.name, &value);
     }
+}
+
+std::optional<std::string_view> env_snapshot::find(std::string_view name) const noexcept {
+    auto it = index_.find(name);
+    if (it == index_.end()) {
+        return std::nullopt;
+    }
+    const zend_string* value = entries_[it->second].value;
+    return std::string_view(ZSTR_VAL(value), ZSTR_LEN(value));
 }
 
 }  // namespace spindle::sapi

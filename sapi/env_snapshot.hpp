@@ -1,19 +1,28 @@
 #pragma once
 
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sapi/php.hpp"
 
 namespace spindle::sapi {
 
-/// The process environment, copied once at start-up into persistent, interned PHP strings with
-/// precomputed hashes. PHP's php_import_environment_variables hook is pointed at
-/// import_into(), so filling $_ENV/$_SERVER costs no locking of `environ` and no string
-/// allocation per request. Immutable after construction; shared read-only by all slot threads.
+/// One environment as PHP sees it: the process environment copied once at start-up, with the
+/// server's and a worker's `env` entries laid over it, in persistent, interned PHP strings
+/// with precomputed hashes. PHP's php_import_environment_variables hook fills $_ENV/$_SERVER
+/// from it, so a request pays no locking of `environ` and no string allocation for it.
+/// Immutable after construction; shared read-only by every slot thread.
 class env_snapshot {
   public:
-    /// Copies `environ` (control thread, before any slot thread starts).
-    env_snapshot();
+    using layer = std::vector<std::pair<std::string, std::string>>;
+
+    /// Copies `environ`, then applies `layers` in order, later ones winning (control thread,
+    /// before any slot thread starts). Names with '=' or NUL, and empty names, are skipped.
+    explicit env_snapshot(const std::vector<const layer*>& layers);
     ~env_snapshot();
     env_snapshot(const env_snapshot&) = delete;
     env_snapshot& operator=(const env_snapshot&) = delete;
@@ -21,12 +30,18 @@ class env_snapshot {
     /// Adds every variable to `array` (slot thread).
     void import_into(zval* array) const noexcept;
 
+    /// The value of `name`, if set (any thread).
+    std::optional<std::string_view> find(std::string_view name) const noexcept;
+
   private:
     struct entry {
         zend_string* name;
         zend_string* value;
     };
+    void set(std::string_view name, std::string_view value);
+
     std::vector<entry> entries_;
+    std::unordered_map<std::string_view, std::size_t> index_;  ///< name -> entries_ position
 };
 
 }  // namespace spindle::sapi

@@ -61,10 +61,8 @@ void register_server_variables(const request& req, const worker_script* worker,
                                zval* array) noexcept {
     const std::string_view scheme = req.is_https ? "https" : "http";
 
+    // The worker's env is part of its environment snapshot, imported before this.
     if (worker != nullptr) {
-        for (const auto& [name, value] : worker->env) {
-            add(array, name.c_str(), value);
-        }
         add(array, "FRANKENPHP_WORKER", "1");
     }
 

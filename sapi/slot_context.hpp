@@ -3,7 +3,10 @@
 #include <pthread.h>
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sapi/request.hpp"
 #include "sapi/worker_script.hpp"
@@ -30,6 +33,11 @@ struct slot_context {
     bool worker_ready = false;              ///< the script reached frankenphp_handle_request()
     bool in_worker_request = false;         ///< a handler call is running
     std::uint64_t worker_requests = 0;      ///< requests handled by this run of the script
+
+    /// putenv() of this thread: name -> value, or nullopt for an unset. Laid over the
+    /// environment by getenv(); the process environment is never changed. Cleared after each
+    /// classic request and when a worker script ends.
+    std::vector<std::pair<std::string, std::optional<std::string>>> env_overlay;
 };
 
 /// The calling slot thread's context; null on threads that are not slot threads.

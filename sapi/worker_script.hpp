@@ -17,7 +17,8 @@ struct worker_script {
     std::string file;           ///< absolute path of the script
     std::string document_root;  ///< absolute, no trailing slash
     std::string script_name;    ///< URL path of the script under the root ("/index.php")
-    std::vector<std::pair<std::string, std::string>> env;  ///< added to $_SERVER
+    std::vector<std::pair<std::string, std::string>> env;  ///< laid over the server's env
+    std::size_t env_index = 0;  ///< from engine::add_worker_environment()
 };
 
 /// What a worker script's slot thread does between requests; supplied by worker/ so that

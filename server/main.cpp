@@ -97,7 +97,7 @@ int run_php_server(config::server_config& config) {
     // SIGPIPE would kill the process when PHP writes to a closed pipe or socket (fsockopen).
     std::signal(SIGPIPE, SIG_IGN);
     sapi::engine engine(
-        sapi::engine_options{config.num_threads, config.php_ini_file, config.php_ini});
+        sapi::engine_options{config.num_threads, config.php_ini_file, config.php_ini, config.env});
 
     // Group 0 runs classic scripts; each worker gets its own group after it.
     worker::classic_runtime classic(engine);
@@ -106,8 +106,9 @@ int run_php_server(config::server_config& config) {
                                       config.max_queue};
     std::vector<server::worker_route> routes;
     for (const auto& w : config.workers) {
-        sapi::worker_script script{w.name, w.file, root.string(), script_name_under(w.file, root),
-                                   w.env};
+        sapi::worker_script script{w.name,        w.file,
+                                   root.string(), script_name_under(w.file, root),
+                                   w.env,         engine.add_worker_environment(w.env)};
         worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
             engine, std::move(script),
             worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
