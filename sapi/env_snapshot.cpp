@@ -41,6 +41,13 @@ env_snapshot::env_snapshot(const std::vector<const layer*>& layers) {
             }
         }
     }
+    array_ = static_cast<HashTable*>(malloc(sizeof(HashTable)));
+    zend_hash_init(array_, static_cast<uint32_t>(entries_.size()), nullptr, nullptr, 1);
+    for (const entry& e : entries_) {
+        zval value;
+        ZVAL_INTERNED_STR(&value, e.value);
+        zend_symtable_update(array_, e.name, &value);
+    }
 }
 
 void env_snapshot::set(std::string_view name, std::string_view value) {
@@ -56,6 +63,8 @@ void env_snapshot::set(std::string_view name, std::string_view value) {
 }
 
 env_snapshot::~env_snapshot() {
+    zend_hash_destroy(array_);
+    free(array_);
     for (const entry& e : entries_) {
         free(e.name);
         free(e.value);
@@ -64,6 +73,14 @@ env_snapshot::~env_snapshot() {
 
 void env_snapshot::import_into(zval* array) const noexcept {
     HashTable* table = Z_ARRVAL_P(array);
+    if (zend_hash_num_elements(table) == 0 && !(GC_FLAGS(table) & IS_ARRAY_IMMUTABLE) &&
+        GC_REFCOUNT(table) == 1) {
+        // The usual case ($_SERVER, $_ENV, getenv() start empty): take a copy of the whole
+        // prepared array.
+        zend_array_destroy(table);
+        ZVAL_ARR(array, zend_array_dup(array_));
+        return;
+    }
     if (!HT_IS_PACKED(table)) {
         // One allocation instead of rehashing as the table grows.
         zend_hash_extend(table, zend_hash_num_elements(table) + entries_.size(), 0);

@@ -41,6 +41,10 @@ class env_snapshot {
     void set(std::string_view name, std::string_view value);
 
     std::vector<entry> entries_;
+    /// The whole environment as a persistent PHP array: a request's array is one
+    /// zend_array_dup() of it (a copy of the bucket block) instead of one hash insert per
+    /// variable.
+    HashTable* array_ = nullptr;
     std::unordered_map<std::string_view, std::size_t> index_;  ///< name -> entries_ position
 };
 
