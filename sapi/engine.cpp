@@ -356,6 +356,11 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     // A crash inside a handler leaves that request open: the shutdown below flushes its output,
     // then it is finished as failed (500 while nothing was sent yet).
     request* open_request = ctx.in_worker_request ? ctx.req : nullptr;
+    if (ctx.kept_server != nullptr) {
+        zend_array_release(ctx.kept_server);
+        ctx.kept_server = nullptr;
+    }
+    ctx.server_keys.clear();
     php_request_shutdown(nullptr);
     if (open_request != nullptr && !ctx.finished) {
         open_request->sink->finish(true);

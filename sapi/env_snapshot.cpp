@@ -92,6 +92,11 @@ void env_snapshot::import_into(zval* array) const noexcept {
     }
 }
 
+zend_string* env_snapshot::find_string(std::string_view name) const noexcept {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : entries_[it->second].value;
+}
+
 std::optional<std::string_view> env_snapshot::find(std::string_view name) const noexcept {
     auto it = index_.find(name);
     if (it == index_.end()) {

@@ -33,6 +33,9 @@ class env_snapshot {
     /// The value of `name`, if set (any thread).
     std::optional<std::string_view> find(std::string_view name) const noexcept;
 
+    /// The same as an interned PHP string, or null (any thread).
+    zend_string* find_string(std::string_view name) const noexcept;
+
   private:
     struct entry {
         zend_string* name;

@@ -89,7 +89,8 @@ void on_register_variables(zval* track_vars_array) noexcept {
     slot_context* ctx = context();
     php_import_environment_variables(track_vars_array);
     if (ctx != nullptr && ctx->req != nullptr) {
-        register_server_variables(*ctx->req, ctx->worker, track_vars_array);
+        register_server_variables(*ctx->req, ctx->worker, track_vars_array,
+                                  ctx->worker != nullptr ? &ctx->server_keys : nullptr);
     }
 }
 

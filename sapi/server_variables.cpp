@@ -4,13 +4,20 @@
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace spindle::sapi {
 namespace {
 
+// Where add() records the names it registers, while register_server_variables() runs.
+thread_local std::vector<std::string>* recorded_names = nullptr;
+
 // Registers one variable through the input filter, as php-fpm does for its CGI parameters.
 // `name` must be NUL-terminated.
 void add(zval* array, const char* name, std::string_view value) noexcept {
+    if (recorded_names != nullptr) {
+        recorded_names->emplace_back(name);
+    }
     // The filter may replace the value (efree + new allocation), so it must be emalloc'd.
     char* copy = estrndup(value.data(), value.size());
     size_t new_length = value.size();
@@ -57,8 +64,15 @@ bool equals_ignore_case(std::string_view a, std::string_view b) noexcept {
 
 }  // namespace
 
-void register_server_variables(const request& req, const worker_script* worker,
-                               zval* array) noexcept {
+void register_server_variables(const request& req, const worker_script* worker, zval* array,
+                               std::vector<std::string>* added_names) noexcept {
+    recorded_names = added_names;
+    register_request_variables(req, worker, array);
+    recorded_names = nullptr;
+}
+
+void register_request_variables(const request& req, const worker_script* worker,
+                                zval* array) noexcept {
     const std::string_view scheme = req.is_https ? "https" : "http";
 
     // The worker's env is part of its environment snapshot, imported before this.

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "sapi/php.hpp"
 #include "sapi/request.hpp"
 #include "sapi/worker_script.hpp"
@@ -10,7 +13,14 @@ namespace spindle::sapi {
 /// header to `track_vars_array` ($_SERVER). Values pass through PHP's input filter (filter.default)
 /// like php-fpm's. Slot thread, during request start-up.
 /// In worker mode `worker` adds its env entries and FRANKENPHP_WORKER=1 first.
+/// `added_names`, when given, receives the name of every variable added (worker mode reuses
+/// the array and removes exactly these before the next request).
 void register_server_variables(const request& req, const worker_script* worker,
-                               zval* track_vars_array) noexcept;
+                               zval* track_vars_array,
+                               std::vector<std::string>* added_names = nullptr) noexcept;
+
+/// The body of register_server_variables(), without recording names.
+void register_request_variables(const request& req, const worker_script* worker,
+                                zval* track_vars_array) noexcept;
 
 }  // namespace spindle::sapi

@@ -11,6 +11,8 @@
 #include "sapi/request.hpp"
 #include "sapi/worker_script.hpp"
 
+struct _zend_array;
+
 namespace spindle::sapi {
 
 /// What a SAPI callback knows about the request its slot thread serves. One per slot, in an
@@ -33,6 +35,11 @@ struct slot_context {
     bool worker_ready = false;              ///< the script reached frankenphp_handle_request()
     bool in_worker_request = false;         ///< a handler call is running
     std::uint64_t worker_requests = 0;      ///< requests handled by this run of the script
+    /// The worker's $_SERVER, kept between its requests so the environment part is not
+    /// rebuilt each time; null when there is none to reuse.
+    _zend_array* kept_server = nullptr;
+    /// Names the request put into kept_server (removed before the next request's).
+    std::vector<std::string> server_keys;
 
     /// putenv() of this thread: name -> value, or nullopt for an unset. Laid over the
     /// environment by getenv(); the process environment is never changed. Cleared after each

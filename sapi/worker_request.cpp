@@ -6,7 +6,10 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sapi/env_functions.hpp"
+#include "sapi/env_snapshot.hpp"
 #include "sapi/php.hpp"
+#include "sapi/server_variables.hpp"
 
 namespace spindle::sapi {
 namespace {
@@ -26,6 +29,83 @@ void call_module_hooks(bool startup) {
         if (hook != nullptr) {
             hook(module->type, module->module_number);
         }
+    }
+}
+
+// What php_register_server_variables() adds after the SAPI's own variables.
+void add_engine_server_variables(HashTable* server, std::vector<std::string>& names) {
+    zval value;
+    auto put = [&](const char* name) {
+        zend_symtable_str_update(server, name, strlen(name), &value);
+        names.emplace_back(name);
+    };
+    if (SG(request_info).auth_user != nullptr) {
+        ZVAL_STRING(&value, SG(request_info).auth_user);
+        put("PHP_AUTH_USER");
+    }
+    if (SG(request_info).auth_password != nullptr) {
+        ZVAL_STRING(&value, SG(request_info).auth_password);
+        put("PHP_AUTH_PW");
+    }
+    if (SG(request_info).auth_digest != nullptr) {
+        ZVAL_STRING(&value, SG(request_info).auth_digest);
+        put("PHP_AUTH_DIGEST");
+    }
+    ZVAL_DOUBLE(&value, sapi_get_request_time());
+    double now = Z_DVAL(value);
+    put("REQUEST_TIME_FLOAT");
+    ZVAL_LONG(&value, zend_dval_to_lval(now));
+    put("REQUEST_TIME");
+}
+
+// $_SERVER for a worker request. The array of the thread's previous request is reused when
+// nothing else holds it (a write by the application separated it, so it is exactly what
+// Spindle built): its request entries are removed, the environment values they had shadowed
+// restored, and the new request's entries added. The environment part, which can be
+// thousands of entries, is not copied again. Otherwise PHP builds a fresh one.
+void build_server_array(slot_context& ctx) {
+    zend_array* kept = ctx.kept_server;
+    zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
+    if (kept != nullptr && GC_REFCOUNT(kept) == 1 && !PG(register_argc_argv) &&
+        Z_TYPE_P(server) == IS_UNDEF) {
+        const env_snapshot& environment = current_environment();
+        for (const std::string& name : ctx.server_keys) {
+            zend_symtable_str_del(kept, name.data(), name.size());
+            if (zend_string* value = environment.find_string(name)) {
+                zval restored;
+                ZVAL_INTERNED_STR(&restored, value);
+                zend_symtable_str_update(kept, name.data(), name.size(), &restored);
+            }
+        }
+        ctx.server_keys.clear();
+        ZVAL_ARR(server, kept);
+        register_server_variables(*ctx.req, ctx.worker, server, &ctx.server_keys);
+        add_engine_server_variables(kept, ctx.server_keys);
+        GC_ADDREF(kept);  // PG(http_globals) and ctx.kept_server
+        zval global;
+        ZVAL_ARR(&global, kept);
+        GC_ADDREF(kept);  // the global scope's $_SERVER
+        zend_hash_update(&EG(symbol_table), ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER), &global);
+        // Built: a later compile referencing $_SERVER must not rebuild it.
+        auto* auto_global = static_cast<zend_auto_global*>(
+            zend_hash_find_ptr(CG(auto_globals), ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER)));
+        if (auto_global != nullptr) {
+            auto_global->armed = false;
+        }
+        return;
+    }
+    if (kept != nullptr) {
+        zend_array_release(kept);
+        ctx.kept_server = nullptr;
+    }
+    ctx.server_keys.clear();
+    zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
+    if (Z_TYPE_P(server) == IS_ARRAY) {
+        ctx.server_keys.insert(ctx.server_keys.end(),
+                               {"PHP_AUTH_USER", "PHP_AUTH_PW", "PHP_AUTH_DIGEST",
+                                "REQUEST_TIME_FLOAT", "REQUEST_TIME"});
+        ctx.kept_server = Z_ARR_P(server);
+        GC_ADDREF(ctx.kept_server);
     }
 }
 
@@ -61,10 +141,12 @@ bool start_request(slot_context& ctx) noexcept {
             zval_ptr_dtor(&global);
             ZVAL_UNDEF(&global);
         }
+        // The global scope's $_SERVER too, so that ctx.kept_server may be left with one owner.
+        zend_hash_del(&EG(symbol_table), ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
         php_hash_environment();
         // $_SERVER and $_REQUEST are just-in-time globals, built when a script is compiled;
         // the handler is long compiled, so build them now.
-        zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
+        build_server_array(ctx);
         zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_REQUEST));
         call_module_hooks(true);
     }

@@ -100,3 +100,29 @@ def test_putenv_rejects_invalid_assignments(spindle):
     assert r.status == 200, r
     assert r.json() == ["ValueError", "ValueError", "ValueError"], r.body
     assert show(srv, "A")["getenv"] is False
+
+
+@pytest.mark.classic_only
+def test_worker_server_array_is_exact_for_every_request(spindle):
+    # A worker reuses its $_SERVER between requests; what one request added must vanish and
+    # an environment value a request header had shadowed must come back.
+    srv = spindle(APP, "--worker", f"{APP / 'show.php'},1", "--threads", "2",
+                  env={"HTTP_SHADOWED": "from-env"})
+
+    def server_value(name, headers=None, write=None):
+        q = {"name": name}
+        if write:
+            q["write"] = write
+        r = srv.get("/show.php?" + urllib.parse.urlencode(q), headers=headers)
+        assert r.status == 200, r
+        return r.json()["server"]
+
+    assert server_value("HTTP_SHADOWED") == "from-env"
+    assert server_value("HTTP_SHADOWED", headers={"Shadowed": "from-request"}) == "from-request"
+    assert server_value("HTTP_SHADOWED") == "from-env"
+    assert server_value("HTTP_ONLY_ONCE", headers={"Only-Once": "1"}) == "1"
+    assert server_value("HTTP_ONLY_ONCE") is None
+    assert server_value("APP_KEY", write="APP_KEY") == "written by the app"
+    assert server_value("APP_KEY") is None
+    for _ in range(3):
+        assert server_value("REQUEST_METHOD") == "GET"
