@@ -50,15 +50,25 @@ fetch_debian_source() {
     echo "$existing"
     return
   fi
-  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src .* bookworm main' /etc/apt/sources.list; then
+  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
+     ! grep -rqs '^deb-src .* bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     log "adding a deb-src entry for Debian bookworm main"
-    cat >/etc/apt/sources.list.d/spindle-php-src.sources <<'SRC'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+    # Mirror how the machine lists its Debian sources: apt refuses the same suite with two
+    # different Signed-By values, so a deb822 file gets the keyring the others use and a
+    # one-line list gets none.
+    local keyring
+    keyring=$(awk 'BEGIN { RS = "" }
+      /URIs:[^\n]*debian\.org\/debian([ \n]|$)/ && /Suites:[^\n]*bookworm/ {
+        if (match($0, /Signed-By:[ \t]*[^\n]+/)) {
+          v = substr($0, RSTART, RLENGTH); sub(/Signed-By:[ \t]*/, "", v); print v; exit
+        }
+      }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+    if [[ -n "$keyring" ]]; then
+      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: %s\n' \
+        "$keyring" >/etc/apt/sources.list.d/spindle-php-src.sources
+    else
+      echo 'deb-src http://deb.debian.org/debian bookworm main' >/etc/apt/sources.list.d/spindle-php-src.list
+    fi
     apt-get update -q >&2
   fi
   log "downloading the php8.2 source package"
