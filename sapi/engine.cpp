@@ -332,7 +332,6 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     ctx.boot_request = &boot;
     ctx.worker_ready = false;
     ctx.in_worker_request = false;
-    ctx.worker_requests = 0;
     bind_request(ctx, boot);
 
     if (php_request_startup() == SUCCESS) {
@@ -351,7 +350,6 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     }
     outcome.reached_handle_request = ctx.worker_ready;
     outcome.exit_status = EG(exit_status);
-    outcome.requests = ctx.worker_requests;
 
     // A crash inside a handler leaves that request open: the shutdown below flushes its output,
     // then it is finished as failed (500 while nothing was sent yet).

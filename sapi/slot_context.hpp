@@ -34,7 +34,6 @@ struct slot_context {
     request* boot_request = nullptr;        ///< the pseudo-request the script boots in
     bool worker_ready = false;              ///< the script reached frankenphp_handle_request()
     bool in_worker_request = false;         ///< a handler call is running
-    std::uint64_t worker_requests = 0;      ///< requests handled by this run of the script
     /// The worker's $_SERVER, kept between its requests so the environment part is not
     /// rebuilt each time; null when there is none to reuse.
     _zend_array* kept_server = nullptr;

@@ -154,7 +154,6 @@ bool start_request(slot_context& ctx) noexcept {
         ok = false;
     }
     zend_end_try();
-    (void)ctx;
     return ok;
 }
 
@@ -215,7 +214,6 @@ bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
     }
     bind_request(ctx, *next);
     ctx.in_worker_request = true;
-    ++ctx.worker_requests;
     if (start_request(ctx)) {
         zval result;
         ZVAL_UNDEF(&result);

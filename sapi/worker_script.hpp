@@ -1,24 +1,21 @@
 #pragma once
 
-#include <cstdint>
+#include <cstddef>
 #include <functional>
 #include <string>
-#include <utility>
-#include <vector>
 
 #include "sapi/request.hpp"
 
 namespace spindle::sapi {
 
-/// A worker script as the engine runs it: the file, where it lives and its extra environment.
+/// A worker script as the engine runs it: the file, where it lives and which environment.
 /// Owned by worker/, read-only while scripts run.
 struct worker_script {
     std::string name;           ///< for logs
     std::string file;           ///< absolute path of the script
     std::string document_root;  ///< absolute, no trailing slash
     std::string script_name;    ///< URL path of the script under the root ("/index.php")
-    std::vector<std::pair<std::string, std::string>> env;  ///< laid over the server's env
-    std::size_t env_index = 0;  ///< from engine::add_worker_environment()
+    std::size_t env_index = 0;  ///< its environment, from engine::add_worker_environment()
 };
 
 /// What a worker script's slot thread does between requests; supplied by worker/ so that
@@ -33,7 +30,6 @@ struct worker_hooks {
 /// How one run of a worker script ended.
 struct worker_outcome {
     bool reached_handle_request = false;  ///< false: it died while booting
-    std::uint64_t requests = 0;           ///< requests it handled
     bool failed = false;                  ///< it ended on a fatal error or uncaught exception
     std::string error;                    ///< PHP's last error message, when failed
     int exit_status = 0;                  ///< exit() status, 255 after a fatal error

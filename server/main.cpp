@@ -106,9 +106,8 @@ int run_php_server(config::server_config& config) {
                                       config.max_queue};
     std::vector<server::worker_route> routes;
     for (const auto& w : config.workers) {
-        sapi::worker_script script{w.name,        w.file,
-                                   root.string(), script_name_under(w.file, root),
-                                   w.env,         engine.add_worker_environment(w.env)};
+        sapi::worker_script script{w.name, w.file, root.string(), script_name_under(w.file, root),
+                                   engine.add_worker_environment(w.env)};
         worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
             engine, std::move(script),
             worker::worker_policy{w.max_requests, w.max_consecutive_failures}));

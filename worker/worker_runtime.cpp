@@ -88,19 +88,19 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
         } else if (restart_requested && !outcome.failed) {
             failures = 0;
             log->info("slot {}: worker {} restarting on request after {} requests", index,
-                      script_.name, outcome.requests);
+                      script_.name, served);
         } else {
             failures = 0;
             if (outcome.failed) {
                 log->warn(
                     "slot {}: worker {} crashed after {} requests (exit status {}): {}; "
                     "restarting it now",
-                    index, script_.name, outcome.requests, outcome.exit_status, outcome.error);
+                    index, script_.name, served, outcome.exit_status, outcome.error);
             } else {
                 log->warn(
                     "slot {}: worker {} script ended after {} requests (exit status {}); "
                     "restarting it now",
-                    index, script_.name, outcome.requests, outcome.exit_status);
+                    index, script_.name, served, outcome.exit_status);
             }
         }
         if (!host.restart(index, backoff)) {
