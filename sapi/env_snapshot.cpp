@@ -98,11 +98,10 @@ zend_string* env_snapshot::find_string(std::string_view name) const noexcept {
 }
 
 std::optional<std::string_view> env_snapshot::find(std::string_view name) const noexcept {
-    auto it = index_.find(name);
-    if (it == index_.end()) {
+    const zend_string* value = find_string(name);
+    if (value == nullptr) {
         return std::nullopt;
     }
-    const zend_string* value = entries_[it->second].value;
     return std::string_view(ZSTR_VAL(value), ZSTR_LEN(value));
 }
 

@@ -9,29 +9,32 @@
 namespace spindle::sapi {
 namespace {
 
-// Where add() records the names it registers, while register_server_variables() runs.
-thread_local std::vector<std::string>* recorded_names = nullptr;
+// Registers variables into one array, noting their names when asked to.
+struct variable_writer {
+    zval* array;
+    std::vector<std::string>* names;
 
-// Registers one variable through the input filter, as php-fpm does for its CGI parameters.
-// `name` must be NUL-terminated.
-void add(zval* array, const char* name, std::string_view value) noexcept {
-    if (recorded_names != nullptr) {
-        recorded_names->emplace_back(name);
+    // One variable through the input filter, as php-fpm registers its CGI parameters. `name`
+    // must be NUL-terminated.
+    void add(const char* name, std::string_view value) const noexcept {
+        if (names != nullptr) {
+            names->emplace_back(name);
+        }
+        // The filter may replace the value (efree + new allocation), so it must be emalloc'd.
+        char* copy = estrndup(value.data(), value.size());
+        size_t new_length = value.size();
+        if (sapi_module.input_filter(PARSE_SERVER, name, &copy, value.size(), &new_length)) {
+            php_register_variable_safe(name, copy, new_length, array);
+        }
+        efree(copy);
     }
-    // The filter may replace the value (efree + new allocation), so it must be emalloc'd.
-    char* copy = estrndup(value.data(), value.size());
-    size_t new_length = value.size();
-    if (sapi_module.input_filter(PARSE_SERVER, name, &copy, value.size(), &new_length)) {
-        php_register_variable_safe(name, copy, new_length, array);
-    }
-    efree(copy);
-}
 
-void add_number(zval* array, const char* name, std::uint64_t number) noexcept {
-    std::array<char, 24> digits;
-    auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), number);
-    add(array, name, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
-}
+    void add_number(const char* name, std::uint64_t number) const noexcept {
+        std::array<char, 24> digits;
+        auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), number);
+        add(name, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+    }
+};
 
 // "Content-Type" -> "HTTP_CONTENT_TYPE" into `out` (NUL-terminated). Names reach here already
 // restricted to letters, digits and '-' by the front end.
@@ -66,54 +69,48 @@ bool equals_ignore_case(std::string_view a, std::string_view b) noexcept {
 
 void register_server_variables(const request& req, const worker_script* worker, zval* array,
                                std::vector<std::string>* added_names) noexcept {
-    recorded_names = added_names;
-    register_request_variables(req, worker, array);
-    recorded_names = nullptr;
-}
-
-void register_request_variables(const request& req, const worker_script* worker,
-                                zval* array) noexcept {
+    const variable_writer out{array, added_names};
     const std::string_view scheme = req.is_https ? "https" : "http";
 
     // The worker's env is part of its environment snapshot, imported before this.
     if (worker != nullptr) {
-        add(array, "FRANKENPHP_WORKER", "1");
+        out.add("FRANKENPHP_WORKER", "1");
     }
 
-    add(array, "SERVER_SOFTWARE", "Spindle/" SPINDLE_VERSION);
-    add(array, "GATEWAY_INTERFACE", "CGI/1.1");
-    add(array, "SERVER_PROTOCOL", req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
-    add(array, "REQUEST_SCHEME", scheme);
+    out.add("SERVER_SOFTWARE", "Spindle/" SPINDLE_VERSION);
+    out.add("GATEWAY_INTERFACE", "CGI/1.1");
+    out.add("SERVER_PROTOCOL", req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
+    out.add("REQUEST_SCHEME", scheme);
     if (req.is_https) {
-        add(array, "HTTPS", "on");
+        out.add("HTTPS", "on");
     }
-    add(array, "SERVER_NAME", req.server_name);
-    add(array, "SERVER_ADDR", req.server_addr);
-    add_number(array, "SERVER_PORT", req.server_port);
-    add(array, "REMOTE_ADDR", req.remote_addr);
+    out.add("SERVER_NAME", req.server_name);
+    out.add("SERVER_ADDR", req.server_addr);
+    out.add_number("SERVER_PORT", req.server_port);
+    out.add("REMOTE_ADDR", req.remote_addr);
     // No reverse DNS: like Caddy and php-fpm behind nginx, REMOTE_HOST is the address.
-    add(array, "REMOTE_HOST", req.remote_addr);
-    add_number(array, "REMOTE_PORT", req.remote_port);
-    add(array, "REQUEST_METHOD", req.method);
-    add(array, "REQUEST_URI", req.uri);
-    add(array, "QUERY_STRING", req.query);
-    add(array, "DOCUMENT_ROOT", req.document_root);
-    add(array, "DOCUMENT_URI", req.script_name);
-    add(array, "SCRIPT_FILENAME", req.script_filename);
-    add(array, "SCRIPT_NAME", req.script_name);
-    add(array, "PATH_INFO", req.path_info);
+    out.add("REMOTE_HOST", req.remote_addr);
+    out.add_number("REMOTE_PORT", req.remote_port);
+    out.add("REQUEST_METHOD", req.method);
+    out.add("REQUEST_URI", req.uri);
+    out.add("QUERY_STRING", req.query);
+    out.add("DOCUMENT_ROOT", req.document_root);
+    out.add("DOCUMENT_URI", req.script_name);
+    out.add("SCRIPT_FILENAME", req.script_filename);
+    out.add("SCRIPT_NAME", req.script_name);
+    out.add("PATH_INFO", req.path_info);
     if (!req.path_info.empty()) {
-        add(array, "PATH_TRANSLATED", req.document_root + req.path_info);
+        out.add("PATH_TRANSLATED", req.document_root + req.path_info);
     }
-    add(array, "PHP_SELF", req.script_name + req.path_info);
-    add(array, "CONTENT_TYPE", req.content_type);
+    out.add("PHP_SELF", req.script_name + req.path_info);
+    out.add("CONTENT_TYPE", req.content_type);
     if (req.content_length > 0 || !req.content_type.empty()) {
-        add_number(array, "CONTENT_LENGTH", req.content_length);
+        out.add_number("CONTENT_LENGTH", req.content_length);
     } else {
-        add(array, "CONTENT_LENGTH", "");
+        out.add("CONTENT_LENGTH", "");
     }
     if (SG(request_info).auth_user != nullptr) {
-        add(array, "AUTH_TYPE", "Basic");
+        out.add("AUTH_TYPE", "Basic");
     }
 
     // One HTTP_* per header name; repeated headers are joined as CGI/1.1 says (", "), except
@@ -152,7 +149,7 @@ void register_request_variables(const request& req, const worker_script* worker,
         if (repeated) {
             value = joined;
         }
-        add(array, name.c_str(), value);
+        out.add(name.c_str(), value);
     }
 }
 
