@@ -7,7 +7,9 @@ bounded by a timeout.
 """
 
 import socket
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -273,3 +275,24 @@ class Conn:
                 host=None):
         self.send_request(method, target, headers, body, version, host)
         return self.read_response(method)
+
+
+def concurrent_echo_requests(port, count=200, target="/echo_id.php"):
+    """Opens `count` connections, releases their requests at once (a barrier) and returns
+    [(ident, response)]: each asks `target?id=IDENT`, whose answer must be its ident only."""
+    barrier = threading.Barrier(count, timeout=20)
+
+    def one(i):
+        ident = f"req-{i:03d}-{i * 7919 % 1000:03d}"
+        with Conn(port, timeout=30) as conn:
+            barrier.wait()
+            return ident, conn.request("GET", f"{target}?id={ident}")
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def wrong_echo_responses(results):
+    """The (ident, response) pairs whose response is not the echo fixture's answer for ident."""
+    return [(ident, r) for ident, r in results
+            if r.status != 200 or r.body != f"{ident}\n".encode() * 50]

@@ -2,7 +2,6 @@
 over it, and putenv() as a per-thread overlay that never changes the process environment.
 Runs in classic and worker mode; fixtures: tests/fixtures/env/."""
 
-import json
 import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor

@@ -1,29 +1,16 @@
 """Many requests at once on the PHP thread pool, and what a full pool answers."""
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from spindle_http import Conn
+from spindle_http import Conn, concurrent_echo_requests, wrong_echo_responses
 
 
 def test_200_concurrent_requests_get_their_own_responses(spindle):
     srv = spindle("http")
-    barrier = threading.Barrier(200, timeout=20)
-
-    def one(i):
-        ident = f"req-{i:03d}-{i * 7919 % 1000:03d}"
-        with Conn(srv.port, timeout=30) as conn:
-            barrier.wait()
-            r = conn.request("GET", f"/echo_id.php?id={ident}")
-        return ident, r
-
-    with ThreadPoolExecutor(max_workers=200) as pool:
-        results = list(pool.map(one, range(200)))
-    bad = [(ident, r) for ident, r in results
-           if r.status != 200 or r.body != f"{ident}\n".encode() * 50]
+    bad = wrong_echo_responses(concurrent_echo_requests(srv.port, 200))
     assert not bad, f"{len(bad)} wrong responses, first: {bad[0]!r}"
 
 

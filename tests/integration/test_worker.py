@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from conftest import FIXTURES
-from spindle_http import Conn, multipart
+from spindle_http import concurrent_echo_requests, multipart, wrong_echo_responses
 
 pytestmark = pytest.mark.classic_only
 
@@ -444,19 +444,8 @@ def test_failing_worker_backs_off_without_burning_cpu(spindle, tmp_path):
 
 def test_200_concurrent_requests_on_four_worker_threads(spindle):
     srv = spindle(APP, *worker("echo_id.php", 4), "--threads", "5")
-    barrier = threading.Barrier(200, timeout=20)
-
-    def one(i):
-        ident = f"req-{i:03d}-{i * 7919 % 1000:03d}"
-        with Conn(srv.port, timeout=30) as conn:
-            barrier.wait()
-            r = conn.request("GET", f"/echo_id.php?id={ident}")
-        return ident, r
-
-    with ThreadPoolExecutor(max_workers=200) as pool:
-        results = list(pool.map(one, range(200)))
-    bad = [(ident, r) for ident, r in results
-           if r.status != 200 or r.body != f"{ident}\n".encode() * 50]
+    results = concurrent_echo_requests(srv.port, 200)
+    bad = wrong_echo_responses(results)
     assert not bad, f"{len(bad)} wrong responses, first: {bad[0]!r}"
     boot_ids = {r.header("X-Boot-Id") for _, r in results}
     assert len(boot_ids) == 4, f"expected every worker thread to serve, got {boot_ids}"
