@@ -22,6 +22,8 @@ struct php_server_args {
     server_config config;
     bool listen_given = false;              ///< the first --listen replaces the default address
     std::uint64_t worker_max_requests = 0;  ///< applies to every --worker, whatever the order
+    std::string config_file = "Caddyfile";  ///< run, adapt, validate: --config
+    std::string adapter;                    ///< --adapter; empty: from the file name
 };
 
 /// Applies a flag's value; throws config_error with a message naming the value.
@@ -84,20 +86,20 @@ void set_index(php_server_args& args, std::string_view value) {
         throw config_error("index \"" + std::string(value) +
                            "\" must be a file name ending in .php, e.g. index.php");
     }
-    args.config.index = value;
+    args.config.sites.front().index = value;
 }
 
 void add_listen(php_server_args& args, std::string_view value) {
     listen_address address = parse_listen_address(value);
+    std::vector<listen_address>& listen = args.config.sites.front().listen;
     if (!args.listen_given) {
-        args.config.listen.clear();
+        listen.clear();
         args.listen_given = true;
     }
-    if (std::find(args.config.listen.begin(), args.config.listen.end(), address) !=
-        args.config.listen.end()) {
+    if (std::find(listen.begin(), listen.end(), address) != listen.end()) {
         throw config_error("address \"" + std::string(value) + "\" is given twice");
     }
-    args.config.listen.push_back(std::move(address));
+    listen.push_back(std::move(address));
 }
 
 void set_log_level(php_server_args& args, std::string_view value) {
@@ -140,17 +142,17 @@ void add_worker(php_server_args& args, std::string_view value) {
     if (worker.file.empty()) {
         throw config_error("\"" + std::string(value) + "\" is not FILE or FILE,NUM");
     }
-    args.config.workers.push_back(std::move(worker));
+    args.config.sites.front().workers.push_back(std::move(worker));
 }
 
 constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"root", 'r', "DIR", "document root to serve",
-     [](php_server_args& args, std::string_view value) { args.config.root = value; },
-     [](const server_config& config) { return config.root; }},
+     [](php_server_args& args, std::string_view value) { args.config.sites.front().root = value; },
+     [](const server_config& config) { return config.sites.front().root; }},
     {"listen", 'l', "ADDR", "address to listen on; repeatable", add_listen,
      [](const server_config& config) {
          std::string text;
-         for (const listen_address& address : config.listen) {
+         for (const listen_address& address : config.sites.front().listen) {
              text += (text.empty() ? "" : ", ") + to_string(address);
          }
          return text;
@@ -178,9 +180,10 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      },
      nullptr},
     {"index", '\0', "FILE", "front controller and directory index", set_index,
-     [](const server_config& config) { return config.index; }},
+     [](const server_config& config) { return config.sites.front().index; }},
     {"no-file-server", '\0', "", "serve only PHP, never the other files under the root",
-     [](php_server_args& args, std::string_view) { args.config.file_server = false; }, nullptr},
+     [](php_server_args& args, std::string_view) { args.config.sites.front().file_server = false; },
+     nullptr},
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
      [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },
      nullptr},
@@ -235,6 +238,38 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      [](const server_config& config) { return config.log_level; }},
 });
 
+void set_adapter(php_server_args& args, std::string_view value) {
+    if (value != "caddyfile" && value != "json") {
+        throw config_error("unknown adapter \"" + std::string(value) +
+                           "\" (use caddyfile or json)");
+    }
+    args.adapter = value;
+}
+
+// The flags of the commands that read a configuration file.
+constexpr auto config_file_flags = std::to_array<flag_spec>({
+    {"config", 'c', "FILE", "configuration file; a .json file is read as JSON",
+     [](php_server_args& args, std::string_view value) { args.config_file = value; },
+     [](const server_config&) { return std::string("Caddyfile"); }},
+    {"adapter", 'a', "NAME", "caddyfile or json (default: from the file name)", set_adapter,
+     nullptr},
+});
+
+constexpr command_spec run_command{
+    "run", "run [--config FILE] [--adapter caddyfile|json]",
+    "serve the sites of a configuration file",
+    "Serves the sites a Caddyfile or a JSON configuration describes, after checking all of it.",
+    config_file_flags};
+constexpr command_spec adapt_command{
+    "adapt", "adapt [--config FILE] [--adapter caddyfile|json]",
+    "print a configuration file as JSON",
+    "Prints the JSON document a Caddyfile turns into; spindle run reads it the same way.",
+    config_file_flags};
+constexpr command_spec validate_command{
+    "validate", "validate [--config FILE] [--adapter caddyfile|json]", "check a configuration file",
+    "Checks a configuration file as spindle run would, without serving: syntax, values, roots\n"
+    "and worker files. Exits 0 when it is valid.",
+    config_file_flags};
 constexpr command_spec php_server_command{
     "php-server", "php-server [flags]", "serve a PHP application from a document root",
     "Serves the PHP application in a document root: a path naming a .php file runs it, a path\n"
@@ -247,8 +282,9 @@ constexpr command_spec help_command{"help",
                                     "show the help of a command",
                                     "Lists the commands, or shows the flags of one.",
                                     {}};
-constexpr std::array<const command_spec*, 3> commands{&php_server_command, &version_command,
-                                                      &help_command};
+constexpr std::array<const command_spec*, 6> commands{&php_server_command, &run_command,
+                                                      &adapt_command,      &validate_command,
+                                                      &version_command,    &help_command};
 
 std::string flag_label(const flag_spec& flag) {
     std::string label =
@@ -369,13 +405,13 @@ void parse_flags(const command_spec& command, std::span<const std::string_view> 
 
 command_line help_for(std::string_view topic) {
     if (topic.empty()) {
-        return {command_kind::help, {}, general_help()};
+        return {command_kind::help, {}, general_help(), {}, {}};
     }
     const command_spec* command = find_command(topic);
     if (command == nullptr) {
         throw config_error("unknown command \"" + std::string(topic) + "\" (see spindle --help)");
     }
-    return {command_kind::help, {}, command_help(*command)};
+    return {command_kind::help, {}, command_help(*command), {}, {}};
 }
 
 }  // namespace
@@ -383,6 +419,9 @@ command_line help_for(std::string_view topic) {
 std::string_view to_string(command_kind kind) {
     switch (kind) {
         case command_kind::php_server: return "php_server";
+        case command_kind::run: return "run";
+        case command_kind::adapt: return "adapt";
+        case command_kind::validate: return "validate";
         case command_kind::version: return "version";
         case command_kind::help: return "help";
     }
@@ -421,12 +460,24 @@ command_line parse_command_line(int argc, const char* const argv[]) {
     php_server_args state;
     parse_flags(*command, rest, state);
     if (command == &version_command) {
-        return {command_kind::version, {}, {}};
+        return {command_kind::version, {}, {}, {}, {}};
     }
-    for (worker_config& worker : state.config.workers) {
+    if (command == &run_command || command == &adapt_command || command == &validate_command) {
+        const command_kind kind = command == &run_command     ? command_kind::run
+                                  : command == &adapt_command ? command_kind::adapt
+                                                              : command_kind::validate;
+        command_line result{kind, {}, {}, {}, {}};
+        result.config_file = std::move(state.config_file);
+        result.adapter =
+            state.adapter.empty() && ends_with_ignoring_case(result.config_file, ".json") ? "json"
+            : state.adapter.empty() ? "caddyfile"
+                                    : state.adapter;
+        return result;
+    }
+    for (worker_config& worker : state.config.sites.front().workers) {
         worker.max_requests = state.worker_max_requests;
     }
-    return {command_kind::php_server, std::move(state.config), {}};
+    return {command_kind::php_server, std::move(state.config), {}, {}, {}};
 }
 
 }  // namespace spindle::config

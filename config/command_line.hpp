@@ -10,6 +10,9 @@ namespace spindle::config {
 /// What the user asked the binary to do.
 enum class command_kind {
     php_server,  ///< run the server with command_line::config
+    run,         ///< run the server described by command_line::config_file
+    adapt,       ///< print config_file as the JSON document
+    validate,    ///< check config_file and exit
     version,     ///< print the version and exit
     help,        ///< print command_line::help_text and exit successfully
 };
@@ -20,11 +23,15 @@ std::string_view to_string(command_kind kind);
 /// The parsed command line.
 struct command_line {
     command_kind kind = command_kind::help;
-    server_config config;   ///< php_server: defaults overridden by the flags given
-    std::string help_text;  ///< help: the text to print, ending in a newline
+    server_config config;     ///< php_server: defaults overridden by the flags given
+    std::string help_text;    ///< help: the text to print, ending in a newline
+    std::string config_file;  ///< run, adapt, validate: the file to read
+    std::string adapter;      ///< run, adapt, validate: "caddyfile" or "json"
 };
 
-/// Parses argv (argv[0] is the program). Commands: "php-server [flags]", "version" (or
+/// Parses argv (argv[0] is the program). Commands: "php-server [flags]", "run", "adapt" and
+/// "validate" with "--config FILE" (default ./Caddyfile) and "--adapter caddyfile|json"
+/// (default: json for a .json file, else caddyfile), "version" (or
 /// "--version"), "help [command]" (or "--help", "-h", or no arguments at all). "-h"/"--help"
 /// anywhere after a command gives that command's help. Flags take "--flag value" or
 /// "--flag=value". Nothing here touches the filesystem: the root is checked when the server

@@ -12,6 +12,17 @@
 
 namespace spindle::config {
 
+/// Where a setting was written, so a check made after parsing (a missing root, a worker file
+/// that does not exist, a port in use) can still name file:line. Empty for command-line flags.
+struct source_location {
+    std::string file;
+    std::size_t line = 0;  ///< 0: not known (a JSON file); `pointer` says where instead
+    std::string pointer;   ///< JSON pointer of the setting in the document, e.g. "/sites/0"
+};
+
+/// Ordered NAME/VALUE pairs (env, php.ini): later entries win, and order is kept for messages.
+using string_pairs = std::vector<std::pair<std::string, std::string>>;
+
 /// Limits and timeouts of the HTTP front end. All of them apply per connection.
 struct http_limits {
     std::size_t max_header_size = 64 * 1024;       ///< request line + headers; over it -> 431
@@ -26,38 +37,80 @@ struct http_limits {
 };
 
 /// A worker group: a script that boots once per thread and then serves request after request
-/// through frankenphp_handle_request(). Requests whose resolved script is `file` go to it.
+/// through frankenphp_handle_request(). Requests whose resolved script is `file`, or whose path
+/// matches one of `match`, go to it.
 struct worker_config {
-    std::string file;     ///< the worker script; made absolute by validation
+    std::string file;     ///< the worker script; made absolute by resolve_config()
     std::size_t num = 0;  ///< threads running it; 0 = 2 x CPU cores
     std::string name;     ///< for logs and metrics; defaults to the file
-    std::vector<std::pair<std::string, std::string>> env;  ///< extra $_SERVER/$_ENV entries
+    string_pairs env;     ///< extra $_SERVER/$_ENV entries, over the site's
+    /// Request paths sent to this worker whether or not a file exists there, Caddy path
+    /// matcher syntax: "/api/*", "*.json", "/exact", "*" (everything).
+    std::vector<std::string> match;
     std::uint64_t max_requests = 0;  ///< restart a thread's script after this many; 0 = never
     /// Boot failures in a row before start-up gives up (at run time the worker keeps retrying
     /// with backoff); -1 = never give up.
     int max_consecutive_failures = 6;
+    source_location origin;
 };
 
-/// Everything a running server needs; built from CLI flags (config/command_line.hpp) and, later,
-/// from the Caddyfile/JSON front ends. Read-only once the server starts.
-struct server_config {
+/// A response header change applied to every response of a site (Caddy's `header`).
+struct header_rule {
+    enum class op { set, add, remove };
+    op operation = op::set;
+    std::string name;
+    std::string value;  ///< empty for remove
+};
+
+/// A fixed response for matching paths (Caddy's `respond`), checked before files and PHP.
+struct respond_rule {
+    std::string path = "*";  ///< Caddy path matcher syntax
+    int status = 200;
+    std::string body;
+};
+
+/// One site: where it listens, which Host names it answers, and how its requests are served.
+struct site_config {
     std::vector<listen_address> listen{{"", 8080}};
-    std::string root = ".";  ///< document root, made absolute by validation
+    /// Host header values (without port, lower case) this site answers; empty: any host.
+    std::vector<std::string> hosts;
+    std::string root = ".";  ///< document root, made absolute by resolve_config()
     std::string index = "index.php";
-    bool file_server = true;                          ///< serve non-PHP files under root
+    bool php = true;          ///< run .php files (php_server, php)
+    bool file_server = true;  ///< serve the other files under root
+    /// try_files candidates ({path} placeholders, a trailing "/" for directories, "=404");
+    /// empty: php_server's own {path} {path}/{index} {index}.
+    std::vector<std::string> try_files;
+    std::vector<std::string> split{".php"};  ///< where a path splits into script + PATH_INFO
+    string_pairs env;                        ///< over the server's env, under a worker's
+    std::vector<worker_config> workers;      ///< this site's worker groups
+    std::vector<header_rule> headers;
+    std::vector<respond_rule> responds;
+    bool access_log = false;  ///< log every request of this site (Caddy's `log`)
+    source_location origin;
+};
+
+/// Everything a running server needs, from the command line (config/command_line.hpp), a
+/// Caddyfile or a JSON document (config/json_config.hpp). Read-only once the server starts.
+struct server_config {
+    std::vector<site_config> sites{site_config{}};
     std::size_t num_threads = 0;                      ///< PHP slot threads; 0 = 2 x CPU cores
     std::size_t io_threads = 0;                       ///< I/O threads; 0 = CPU cores
     std::chrono::milliseconds max_wait_time{30'000};  ///< queued request deadline -> 503
     std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
-    std::optional<std::string> php_ini_file;          ///< --php-ini: replaces php.ini lookup
-    std::vector<std::pair<std::string, std::string>> php_ini;  ///< extra ini settings
-    std::vector<worker_config> workers;                        ///< worker groups
+    std::optional<std::string> php_ini_file;          ///< replaces php.ini lookup
+    string_pairs php_ini;                             ///< extra ini settings
+    /// Worker groups shared by every site (the global `frankenphp { worker }`).
+    std::vector<worker_config> workers;
     /// Environment entries every script sees ($_SERVER, $_ENV, getenv()), over the process's.
-    std::vector<std::pair<std::string, std::string>> env;
+    string_pairs env;
     /// How long a worker restart (SIGUSR1) waits for running requests before interrupting them.
     std::chrono::milliseconds worker_restart_grace{30'000};
+    /// How long a graceful stop (SIGTERM) waits for in-flight requests.
+    std::chrono::milliseconds grace_period{30'000};
     http_limits limits;
     std::string log_level = "info";
+    std::string log_format = "console";  ///< or "json": one JSON object per line
 };
 
 }  // namespace spindle::config

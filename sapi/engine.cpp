@@ -26,7 +26,7 @@ namespace {
 // own slot thread.
 std::vector<slot_context> contexts;
 // The environments imported once at start-up: [0] the process's with the server's env laid
-// over it, then one per worker with its env (php_import_environment_variables hook, getenv).
+// over it, then one per site and worker env (php_import_environment_variables hook, getenv).
 std::vector<std::unique_ptr<env_snapshot>> environments;
 // The server's env layer, kept to build the workers' environments.
 std::vector<std::pair<std::string, std::string>> server_env;
@@ -79,6 +79,13 @@ void ini_defaults(HashTable* configuration) {
     set("register_argc_argv", "0");
     set("opcache.enable", "1");
     set("opcache.validate_timestamps", "1");
+    // Debian's PHP libraries (php-symfony-*, php-twig, ...) live in /usr/share/php.
+    set("include_path", ".:/usr/share/php");
+    // Uploads up to the front end's default body limit (--max-body-size, 64 MiB) reach PHP.
+    set("post_max_size", "64M");
+    set("upload_max_filesize", "64M");
+    set("max_file_uploads", "20");
+    set("memory_limit", "128M");
 }
 
 int startup(sapi_module_struct* module) {
@@ -155,13 +162,19 @@ const env_snapshot& current_environment() noexcept {
     if (thread_slot != nullptr && thread_slot->worker != nullptr) {
         return *environments[thread_slot->worker->env_index];
     }
+    if (thread_slot != nullptr && thread_slot->req != nullptr) {
+        return *environments[thread_slot->req->env_index];
+    }
     return *environments[0];
 }
 
-std::size_t engine::add_worker_environment(
-    const std::vector<std::pair<std::string, std::string>>& worker_env) {
-    environments.push_back(std::make_unique<env_snapshot>(
-        std::vector<const env_snapshot::layer*>{&server_env, &worker_env}));
+std::size_t engine::add_environment(
+    const std::vector<std::vector<std::pair<std::string, std::string>>>& layers) {
+    std::vector<const env_snapshot::layer*> all{&server_env};
+    for (const auto& layer : layers) {
+        all.push_back(&layer);
+    }
+    environments.push_back(std::make_unique<env_snapshot>(all));
     return environments.size() - 1;
 }
 

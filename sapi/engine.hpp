@@ -57,11 +57,12 @@ class engine {
     /// null or the script ends or dies. Never throws.
     worker_outcome run_worker(const worker_script& script, worker_hooks& hooks) noexcept;
 
-    /// Builds the environment a worker's script sees: the process environment, the server's
-    /// env, then the worker's `env`, later layers winning. Returns the value for
-    /// worker_script::env_index. Control thread, before the pool starts.
-    std::size_t add_worker_environment(
-        const std::vector<std::pair<std::string, std::string>>& worker_env);
+    /// Builds an environment scripts can see: the process environment, the server's env, then
+    /// `layers` in order (a site's env, a worker's env), later entries winning. Returns the
+    /// value for request::env_index and worker_script::env_index; 0 is the server's own.
+    /// Control thread, before the pool starts.
+    std::size_t add_environment(
+        const std::vector<std::vector<std::pair<std::string, std::string>>>& layers);
 
     /// Ends the request slot `index` is running, from any thread: its next VM step raises a
     /// fatal error (500, worker restart) and a blocking system call it sits in returns EINTR.

@@ -64,6 +64,7 @@ struct request {
     std::string server_name;  ///< Host header without port, or the listen address
     bool is_https = false;
     std::string document_root;         ///< absolute, no trailing slash
+    std::size_t env_index = 0;         ///< the site's environment (engine::add_environment)
     std::string script_filename;       ///< absolute path of the script to run
     std::string script_name;           ///< URL path of the script
     std::string path_info;             ///< decoded, "" if none

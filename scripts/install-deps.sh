@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake pkg-config autoconf bison re2c dpkg-dev git clang-format
+  # fuzzing (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes come with clang's rt
+  clang libclang-rt-14-dev
   # PHP extension libraries (ZTS libphp is built from source against these)
   libxml2-dev libsqlite3-dev libssl-dev libicu-dev libonig-dev libsodium-dev
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev

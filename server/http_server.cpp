@@ -1,10 +1,12 @@
 #include "server/http_server.hpp"
 
+#include <algorithm>
 #include <csignal>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/ip/address.hpp>
 
+#include "config/json_config.hpp"
 #include "server/listener.hpp"
 #include "worker/pool.hpp"
 
@@ -14,9 +16,6 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
-
-// How long in-flight requests get to finish after SIGTERM before the process exits anyway.
-constexpr std::chrono::seconds drain_grace{30};
 
 tcp::endpoint resolve_endpoint(const config::listen_address& address) {
     if (address.host.empty()) {
@@ -41,18 +40,46 @@ tcp::endpoint resolve_endpoint(const config::listen_address& address) {
 
 }  // namespace
 
-http_server::http_server(const config::server_config& config, std::string root, worker::pool& pool,
-                         std::vector<worker_route> workers)
+http_server::http_server(const config::server_config& config, std::vector<site_context> sites,
+                         worker::pool& pool)
     : config_(config),
       ioc_(),
-      context_{config, router_options{std::move(root), config.index, config.file_server}, pool,
-               std::move(workers)},
+      context_{config, std::move(sites), pool},
       signals_(ioc_, SIGINT, SIGTERM),
       restart_signals_(ioc_, SIGUSR1),
       drain_timer_(ioc_),
       restart_grace_timer_(ioc_) {
-    for (const auto& address : config.listen) {
-        listeners_.push_back(std::make_shared<listener>(ioc_, resolve_endpoint(address), context_));
+    // One listener per distinct address; the sites that list it share it and are told apart
+    // by their host names.
+    std::vector<config::listen_address> addresses;
+    for (const config::site_config& site : config.sites) {
+        for (const config::listen_address& address : site.listen) {
+            if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
+                addresses.push_back(address);
+            }
+        }
+    }
+    for (const config::listen_address& address : addresses) {
+        std::vector<const site_context*> listening;
+        for (std::size_t i = 0; i < config.sites.size(); ++i) {
+            const auto& listen = config.sites[i].listen;
+            if (std::find(listen.begin(), listen.end(), address) != listen.end()) {
+                listening.push_back(&context_.sites[i]);
+            }
+        }
+        try {
+            listeners_.push_back(std::make_shared<listener>(ioc_, resolve_endpoint(address),
+                                                            context_, std::move(listening)));
+        } catch (const std::system_error& e) {
+            // Name the site that asked for the address, and where it was written.
+            for (const config::site_config& site : config.sites) {
+                if (std::find(site.listen.begin(), site.listen.end(), address) !=
+                    site.listen.end()) {
+                    throw config::located_error(site.origin, e.what());
+                }
+            }
+            throw;
+        }
     }
 }
 
@@ -105,7 +132,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
         l->stop();
     }
     signals_.async_wait([this](const boost::system::error_code& e, int s) { on_signal(e, s); });
-    drain_deadline_ = std::chrono::steady_clock::now() + drain_grace;
+    drain_deadline_ = std::chrono::steady_clock::now() + config_.grace_period;
     check_drained();
 }
 

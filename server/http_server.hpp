@@ -23,10 +23,11 @@ class listener;
 /// signals that stop it. Built and run by the control thread (main).
 class http_server {
   public:
-    /// Binds every listen address (throws std::system_error on failure, before anything is
-    /// served). `root` must be the canonical document root.
-    http_server(const config::server_config& config, std::string root, worker::pool& pool,
-                std::vector<worker_route> workers);
+    /// Binds every listen address of every site, before anything is served; an address that
+    /// cannot be bound throws config_error at the site that asked for it. `sites` follow
+    /// config.sites, one for one.
+    http_server(const config::server_config& config, std::vector<site_context> sites,
+                worker::pool& pool);
     ~http_server();
     http_server(const http_server&) = delete;
     http_server& operator=(const http_server&) = delete;

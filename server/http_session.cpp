@@ -1,6 +1,7 @@
 #include "server/http_session.hpp"
 
 #include <fcntl.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,9 +19,12 @@
 #include <spdlog/spdlog.h>
 
 #include "server/body_store.hpp"
+#include "server/header_rules.hpp"
 #include "server/http_date.hpp"
 #include "server/mime_types.hpp"
+#include "server/path_matcher.hpp"
 #include "server/php_exchange.hpp"
+#include "server/site_selector.hpp"
 #include "server/static_file.hpp"
 #include "server/status_text.hpp"
 #include "worker/pool.hpp"
@@ -33,7 +37,6 @@ namespace http = beast::http;
 
 namespace {
 
-constexpr std::size_t file_chunk_size = 64 * 1024;
 // Bytes accepted in the read buffer beyond the header limit (pipelined requests, body start).
 constexpr std::size_t read_buffer_slack = 16 * 1024;
 
@@ -96,9 +99,11 @@ std::string_view host_without_port(std::string_view host) {
 
 }  // namespace
 
-http_session::http_session(net::ip::tcp::socket&& socket, http_context& context)
+http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
+                           const std::vector<const site_context*>& sites)
     : stream_(std::move(socket)),
       context_(context),
+      sites_(sites),
       buffer_(context.config.limits.max_header_size + read_buffer_slack),
       queue_timer_(stream_.get_executor()) {
     context_.connections.fetch_add(1, std::memory_order_relaxed);
@@ -174,6 +179,8 @@ void http_session::do_read_header() {
 void http_session::on_read_header(beast::error_code ec, std::size_t) {
     request_id_ = context_.next_request_id.fetch_add(1, std::memory_order_relaxed);
     request_start_ = now_seconds();
+    response_status_ = 0;
+    response_bytes_ = 0;
     if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
         ec == net::error::connection_reset || ec == net::error::operation_aborted) {
         do_close();
@@ -339,11 +346,40 @@ void http_session::on_read_body(beast::error_code ec, std::size_t) {
 void http_session::handle_request() {
     in_response_ = true;
     context_.active_responses.fetch_add(1, std::memory_order_relaxed);
-    route r = resolve_route(context_.router, target_path_, target_query_);
+    site_ = select_site(sites_, host_without_port(parser_->get()[http::field::host]));
+    if (site_ == nullptr) {
+        respond(404, "no site is configured for this host", keep_alive_);
+        return;
+    }
+    if (!site_->responds.empty() || site_->has_match) {
+        // `respond` and worker `match` patterns see the normalised path, as in Caddy.
+        if (const std::optional<std::string> path = normalize_path(target_path_)) {
+            for (const config::respond_rule& rule : site_->responds) {
+                if (path_matches(rule.path, *path)) {
+                    respond_fixed(rule);
+                    return;
+                }
+            }
+            for (const worker_route& w : site_->workers) {
+                for (const std::string& pattern : w.match) {
+                    if (path_matches(pattern, *path)) {
+                        route r;
+                        r.kind = route_kind::php;
+                        r.file = w.file;
+                        r.script_name = w.script_name;
+                        dispatch_php(r);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    route r = resolve_route(site_->router, target_path_, target_query_);
     switch (r.kind) {
         case route_kind::bad_request: respond(400, r.reason, false); return;
         case route_kind::forbidden: respond(403, r.reason, keep_alive_); return;
         case route_kind::not_found: respond(404, "not found", keep_alive_); return;
+        case route_kind::status: respond(r.status, "", keep_alive_); return;
         case route_kind::redirect: {
             std::string location = "Location: " + r.location + "\r\n";
             respond(308, "", keep_alive_, location);
@@ -352,6 +388,34 @@ void http_session::handle_request() {
         case route_kind::static_file: serve_static(r); return;
         case route_kind::php: dispatch_php(r); return;
     }
+}
+
+void http_session::respond_fixed(const config::respond_rule& rule) {
+    const bool has_body = status_has_body(rule.status);
+    std::string head = "HTTP/1.1 ";
+    append_number(head, static_cast<std::uint64_t>(rule.status));
+    head.append(" ").append(status_text(rule.status)).append("\r\n");
+    head.append("Date: ").append(current_http_date()).append("\r\nServer: Spindle\r\n");
+    if (has_body) {
+        if (!rule.body.empty()) {
+            head.append("Content-Type: text/plain; charset=utf-8\r\n");
+        }
+        head.append("Content-Length: ");
+        append_number(head, rule.body.size());
+        head.append("\r\n");
+    }
+    const bool keep_alive = keep_alive_ && parser_->is_done();
+    if (!keep_alive) {
+        head.append("Connection: close\r\n");
+    } else if (parser_->get().version() < 11) {
+        head.append("Connection: keep-alive\r\n");
+    }
+    head.append("\r\n");
+    apply_header_rules(head, site_->headers);
+    if (has_body && parser_->get().method() != http::verb::head) {
+        head.append(rule.body);
+    }
+    queue({std::move(head), 0, true, keep_alive});
 }
 
 void http_session::serve_static(const route& r) {
@@ -424,6 +488,7 @@ void http_session::serve_static(const route& r) {
         head.append("Connection: keep-alive\r\n");
     }
     head.append("\r\n");
+    apply_header_rules(head, site_->headers);
 
     if (is_head || range.length == 0) {
         ::close(fd);
@@ -437,37 +502,73 @@ void http_session::serve_static(const route& r) {
 }
 
 void http_session::pump_file() {
-    std::size_t want =
-        static_cast<std::size_t>(std::min<std::uint64_t>(file_remaining_, file_chunk_size));
-    std::string chunk(want, '\0');
-    ssize_t n;
-    do {
-        n = ::pread(file_fd_, chunk.data(), want, static_cast<off_t>(file_offset_));
-    } while (n < 0 && errno == EINTR);
-    if (n <= 0) {
-        // The file shrank or failed under us: the promised length cannot be kept.
-        log()->warn("[req {}] static file read failed after the head was sent; closing",
-                    request_id_);
+    // sendfile(2) straight from the page cache: no copy through user space and one system
+    // call per socket-buffer's worth instead of a read and a write per chunk.
+    beast::error_code ec;
+    stream_.socket().native_non_blocking(true, ec);
+    while (!ec && file_remaining_ > 0) {
+        auto offset = static_cast<off_t>(file_offset_);
+        const ssize_t n =
+            ::sendfile(stream_.socket().native_handle(), file_fd_, &offset,
+                       static_cast<std::size_t>(std::min<std::uint64_t>(file_remaining_, 1 << 30)));
+        if (n > 0) {
+            file_offset_ += static_cast<std::uint64_t>(n);
+            file_remaining_ -= static_cast<std::uint64_t>(n);
+            response_bytes_ += static_cast<std::uint64_t>(n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            // The socket buffer is full: wait until the client reads, within the write
+            // timeout (tcp_stream's own timer does not cover a bare wait).
+            queue_timer_.expires_after(context_.config.limits.write_timeout);
+            queue_timer_.async_wait([self = shared_from_this()](beast::error_code timer_ec) {
+                if (!timer_ec) {
+                    beast::error_code ignored;
+                    self->stream_.socket().cancel(ignored);
+                }
+            });
+            stream_.socket().async_wait(
+                net::ip::tcp::socket::wait_write, [self = shared_from_this()](beast::error_code e) {
+                    self->queue_timer_.cancel();
+                    if (e) {
+                        self->log_access("aborted");
+                        ::close(self->file_fd_);
+                        self->file_fd_ = -1;
+                        self->do_close();
+                        return;
+                    }
+                    self->pump_file();
+                });
+            return;
+        }
+        // n == 0: the file shrank under us; or a socket error. The promised length cannot be
+        // kept either way.
+        if (n == 0) {
+            log()->warn("[req {}] static file shrank after the head was sent; closing",
+                        request_id_);
+        }
         ::close(file_fd_);
         file_fd_ = -1;
         do_close();
         return;
     }
-    chunk.resize(static_cast<std::size_t>(n));
-    file_offset_ += static_cast<std::uint64_t>(n);
-    file_remaining_ -= static_cast<std::uint64_t>(n);
-    bool last = file_remaining_ == 0;
-    if (last) {
-        ::close(file_fd_);
-        file_fd_ = -1;
+    ::close(file_fd_);
+    file_fd_ = -1;
+    if (ec) {
+        do_close();
+        return;
     }
-    queue({std::move(chunk), 0, last, keep_alive_});
+    finish_response(keep_alive_);
 }
 
 void http_session::dispatch_php(const route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
-    auto exchange = std::make_shared<php_exchange>(shared_from_this(), is_head, keep_alive_);
+    auto exchange =
+        std::make_shared<php_exchange>(shared_from_this(), is_head, keep_alive_, site_->headers);
     sapi::request& out = exchange->request;
     out.id = request_id_;
     out.method.assign(req.method_string());
@@ -493,7 +594,8 @@ void http_session::dispatch_php(const route& r) {
     out.server_port = local_port_;
     auto host = req[http::field::host];
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
-    out.document_root = context_.router.root;
+    out.document_root = site_->router.root;
+    out.env_index = site_->env_index;
     out.script_filename = r.file;
     out.script_name = r.script_name;
     out.path_info = r.path_info;
@@ -507,7 +609,7 @@ void http_session::dispatch_php(const route& r) {
 
     exchange_ = exchange;
     queue_group_ = 0;
-    for (const worker_route& w : context_.workers) {
+    for (const worker_route& w : site_->workers) {
         if (w.file == r.file) {
             queue_group_ = w.group;
             break;
@@ -650,11 +752,17 @@ void http_session::do_write() {
                      beast::bind_front_handler(&http_session::on_write, shared_from_this()));
 }
 
-void http_session::on_write(beast::error_code ec, std::size_t) {
+void http_session::on_write(beast::error_code ec, std::size_t bytes) {
     outgoing done = std::move(out_.front());
     out_.pop_front();
     writing_ = false;
+    response_bytes_ += bytes;
+    // Every response begins with its status line; an interim 1xx is followed by the final one.
+    if (response_status_ < 200 && done.bytes.starts_with("HTTP/1.1 ") && done.bytes.size() > 12) {
+        std::from_chars(done.bytes.data() + 9, done.bytes.data() + 12, response_status_);
+    }
     if (ec) {
+        log_access("aborted");
         if (exchange_) {
             exchange_->abort();
             exchange_.reset();
@@ -676,7 +784,21 @@ void http_session::on_write(beast::error_code ec, std::size_t) {
     do_write();
 }
 
+void http_session::log_access(std::string_view outcome) {
+    if (site_ == nullptr || !site_->access_log || !parser_ || !parser_->is_header_done()) {
+        return;
+    }
+    const auto& req = parser_->get();
+    static const std::shared_ptr<spdlog::logger> access = spdlog::get("access");
+    access->info("{} \"{} {}{}{} HTTP/1.{}\" {} {} {:.3f}ms {} req={}{}{}", remote_addr_,
+                 std::string_view(req.method_string()), target_path_,
+                 target_query_.empty() ? "" : "?", target_query_, req.version() % 10,
+                 response_status_, response_bytes_, (now_seconds() - request_start_) * 1000,
+                 site_->name, request_id_, outcome.empty() ? "" : " ", outcome);
+}
+
 void http_session::finish_response(bool keep_alive) {
+    log_access("");
     if (in_response_) {
         in_response_ = false;
         context_.active_responses.fetch_sub(1, std::memory_order_relaxed);

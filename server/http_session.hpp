@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -34,7 +35,9 @@ class php_exchange;
 /// responses come back in order.
 class http_session : public std::enable_shared_from_this<http_session> {
   public:
-    http_session(boost::asio::ip::tcp::socket&& socket, http_context& context);
+    /// `sites` are those listening where the connection arrived; the listener owns them.
+    http_session(boost::asio::ip::tcp::socket&& socket, http_context& context,
+                 const std::vector<const site_context*>& sites);
     ~http_session();
 
     /// Starts reading the first request.
@@ -69,6 +72,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     bool validate_header();
     void handle_request();
     void serve_static(const route& r);
+    /// A `respond` rule's fixed answer.
+    void respond_fixed(const config::respond_rule& rule);
     void dispatch_php(const route& r);
     void on_queue_timeout(boost::beast::error_code ec);
     void watch_for_disconnect();
@@ -82,12 +87,16 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void on_write(boost::beast::error_code ec, std::size_t bytes);
     void pump_file();
     void finish_response(bool keep_alive);
+    /// One access-log line for the current request, when its site has `log` on.
+    void log_access(std::string_view outcome);
     void do_close();
     void do_linger();
     void do_linger_read();
 
     boost::beast::tcp_stream stream_;
     http_context& context_;
+    const std::vector<const site_context*>& sites_;
+    const site_context* site_ = nullptr;  ///< the site answering the current request
     boost::beast::flat_buffer buffer_;
     std::optional<parser_type> parser_;
     std::unique_ptr<body_store> body_;
@@ -100,13 +109,16 @@ class http_session : public std::enable_shared_from_this<http_session> {
     // The request being answered.
     std::uint64_t request_id_ = 0;
     double request_start_ = 0;
-    std::string target_path_;   ///< raw (still encoded) path of the request-target
-    std::string target_query_;  ///< raw query without '?'
-    bool keep_alive_ = false;   ///< what the client asked for
-    bool in_response_ = false;  ///< counted in context_.active_responses
+    std::string target_path_;           ///< raw (still encoded) path of the request-target
+    std::string target_query_;          ///< raw query without '?'
+    bool keep_alive_ = false;           ///< what the client asked for
+    bool in_response_ = false;          ///< counted in context_.active_responses
+    int response_status_ = 0;           ///< the final status written, for the access log
+    std::uint64_t response_bytes_ = 0;  ///< bytes written for the current response
 
     // PHP dispatch.
     std::shared_ptr<php_exchange> exchange_;
+    /// The PHP queue deadline, or a static file's wait for a writable socket.
     boost::asio::steady_timer queue_timer_;
     std::uint64_t queue_ticket_ = 0;
     std::size_t queue_group_ = 0;  ///< pool group the request went to

@@ -14,11 +14,13 @@ namespace spindle::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_context& context)
+listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_context& context,
+                   std::vector<const site_context*> sites)
     : ioc_(ioc),
       acceptor_(net::make_strand(ioc)),
       pause_timer_(acceptor_.get_executor()),
-      context_(context) {
+      context_(context),
+      sites_(std::move(sites)) {
     auto where = [&] {
         return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
     };
@@ -90,7 +92,7 @@ void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
         });
         return;
     }
-    std::make_shared<http_session>(std::move(socket), context_)->start();
+    std::make_shared<http_session>(std::move(socket), context_, sites_)->start();
     do_accept();
 }
 

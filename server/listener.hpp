@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -17,9 +18,9 @@ namespace spindle::server {
 class listener : public std::enable_shared_from_this<listener> {
   public:
     /// Binds and listens at once, so a port in use fails start-up before anything is served.
-    /// Throws std::system_error naming the address.
+    /// Throws std::system_error naming the address. `sites` are the sites listening here.
     listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
-             http_context& context);
+             http_context& context, std::vector<const site_context*> sites);
 
     /// The bound address (port 0 resolved).
     boost::asio::ip::tcp::endpoint local_endpoint() const;
@@ -38,6 +39,8 @@ class listener : public std::enable_shared_from_this<listener> {
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::steady_timer pause_timer_;
     http_context& context_;
+    /// Outlives every session it starts: the server destroys listeners after the I/O threads.
+    const std::vector<const site_context*> sites_;
 };
 
 }  // namespace spindle::server

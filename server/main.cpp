@@ -9,11 +9,15 @@
 #include <system_error>
 #include <thread>
 
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "config/command_line.hpp"
 #include "config/config_error.hpp"
+#include "config/config_file.hpp"
+#include "config/json_config.hpp"
+#include "config/resolve_config.hpp"
 #include "sapi/engine.hpp"
 #include "server/http_server.hpp"
 #include "worker/classic_runtime.hpp"
@@ -24,102 +28,126 @@ namespace {
 
 using namespace spindle;
 
-// One stderr sink shared by a logger per folder.
-void setup_logging(const std::string& level) {
+// The message as a JSON string body, for --log-format json / log { format json }.
+class json_message_flag : public spdlog::custom_flag_formatter {
+  public:
+    void format(const spdlog::details::log_msg& msg, const std::tm&,
+                spdlog::memory_buf_t& dest) override {
+        static constexpr char hex[] = "0123456789abcdef";
+        for (const char c : std::string_view(msg.payload.data(), msg.payload.size())) {
+            const auto byte = static_cast<unsigned char>(c);
+            if (c == '"' || c == '\\') {
+                dest.push_back('\\');
+                dest.push_back(c);
+            } else if (byte < 0x20) {
+                for (const char e : {'\\', 'u', '0', '0', hex[byte >> 4], hex[byte & 15]}) {
+                    dest.push_back(e);
+                }
+            } else {
+                dest.push_back(c);
+            }
+        }
+    }
+    std::unique_ptr<custom_flag_formatter> clone() const override {
+        return std::make_unique<json_message_flag>();
+    }
+};
+
+// One stderr sink shared by a logger per folder; "console" lines for people, "json" lines
+// for log collectors.
+void setup_logging(const std::string& level, const std::string& format) {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-    for (const char* name : {"server", "worker", "sapi", "php", "config"}) {
+    for (const char* name : {"server", "worker", "sapi", "php", "config", "access"}) {
         auto logger = std::make_shared<spdlog::logger>(name, sink);
-        logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v");
+        if (format == "json") {
+            auto formatter = std::make_unique<spdlog::pattern_formatter>();
+            formatter->add_flag<json_message_flag>('*').set_pattern(
+                R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"})");
+            logger->set_formatter(std::move(formatter));
+        } else {
+            logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v");
+        }
         logger->set_level(spdlog::level::from_str(level));
         logger->flush_on(spdlog::level::trace);
         spdlog::register_logger(logger);
     }
 }
 
-// A worker file given relative: to the current directory if it exists there, else to the
-// root. Throws config_error naming it when it exists in neither.
-std::filesystem::path resolve_worker_file(const std::string& file,
-                                          const std::filesystem::path& root) {
-    std::error_code ec;
-    for (const auto& candidate : {std::filesystem::path(file), root / file}) {
-        auto resolved = std::filesystem::canonical(candidate, ec);
-        if (!ec && std::filesystem::is_regular_file(resolved)) {
-            return resolved;
-        }
-        if (std::filesystem::path(file).is_absolute()) {
-            break;
-        }
-    }
-    throw config::config_error("worker file " + file + " does not exist");
-}
+// The pool group layout and each site's routing, from a resolved configuration: group 0 runs
+// classic scripts, then one group per worker (global workers first).
+struct assembly {
+    worker::classic_runtime classic;
+    std::vector<std::unique_ptr<worker::worker_runtime>> worker_runtimes;
+    worker::pool_options pool_options;
+    std::vector<server::site_context> sites;
 
-// The script's URL path: its place under the root, or its name when it lives elsewhere.
-std::string script_name_under(const std::filesystem::path& file,
-                              const std::filesystem::path& root) {
-    auto relative = file.lexically_relative(root);
-    if (relative.empty() || *relative.begin() == "..") {
-        return "/" + file.filename().string();
-    }
-    return "/" + relative.string();
-}
-
-int run_php_server(config::server_config& config) {
-    std::error_code ec;
-    auto root = std::filesystem::canonical(config.root, ec);
-    if (ec || !std::filesystem::is_directory(root)) {
-        spdlog::get("config")->error("document root {} is not a readable directory", config.root);
-        return 1;
-    }
-
-    // Thread budget: worker threads come out of the pool, and at least one thread stays for
-    // classic scripts (every .php that is not a worker).
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-    std::size_t worker_threads = 0;
-    for (auto& w : config.workers) {
-        w.file = resolve_worker_file(w.file, root).string();
-        if (w.name.empty()) {
-            w.name = script_name_under(w.file, root);
+    assembly(sapi::engine& engine, const config::server_config& config) : classic(engine) {
+        std::size_t worker_threads = 0;
+        pool_options.max_queue = config.max_queue;
+        pool_options.groups.push_back({"classic", 0, &classic});
+        auto add_worker = [&](const config::worker_config& w, const std::string& root,
+                              std::vector<std::vector<std::pair<std::string, std::string>>> env) {
+            env.push_back(w.env);
+            const std::string script_name = config::script_name_under(w.file, root);
+            sapi::worker_script script{w.name, w.file, root, script_name,
+                                       engine.add_environment(env)};
+            worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
+                engine, std::move(script),
+                worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
+            pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
+            worker_threads += w.num;
+            return server::worker_route{w.file, script_name, w.match,
+                                        pool_options.groups.size() - 1};
+        };
+        // Global workers boot in the first site's root, as FrankenPHP's do in Caddy's.
+        std::vector<server::worker_route> global_routes;
+        for (const config::worker_config& w : config.workers) {
+            global_routes.push_back(add_worker(w, config.sites.front().root, {}));
         }
-        if (w.num == 0) {
-            w.num = 2 * cores;
+        for (const config::site_config& site : config.sites) {
+            server::site_context context;
+            context.name =
+                site.hosts.empty() ? config::to_string(site.listen.front()) : site.hosts.front();
+            context.hosts = site.hosts;
+            context.router = {site.root, site.index,     site.file_server,
+                              site.php,  site.try_files, site.split};
+            for (const config::worker_config& w : site.workers) {
+                context.workers.push_back(add_worker(w, site.root, {site.env}));
+            }
+            context.workers.insert(context.workers.end(), global_routes.begin(),
+                                   global_routes.end());
+            for (const server::worker_route& route : context.workers) {
+                context.has_match = context.has_match || !route.match.empty();
+            }
+            context.headers = site.headers;
+            context.responds = site.responds;
+            context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
+            context.access_log = site.access_log;
+            sites.push_back(std::move(context));
         }
-        worker_threads += w.num;
+        pool_options.groups.front().num_threads = config.num_threads - worker_threads;
     }
-    if (config.num_threads == 0) {
-        config.num_threads = std::max(2 * cores, worker_threads + 1);
-    } else if (config.num_threads < worker_threads + 1) {
-        throw config::config_error("--threads " + std::to_string(config.num_threads) +
-                                   " leaves no thread for classic scripts: the workers take " +
-                                   std::to_string(worker_threads) + "; give at least " +
-                                   std::to_string(worker_threads + 1));
-    }
+};
+
+int serve(config::server_config& config) {
+    config::resolve_config(config, std::thread::hardware_concurrency());
 
     // SIGPIPE would kill the process when PHP writes to a closed pipe or socket (fsockopen).
     std::signal(SIGPIPE, SIG_IGN);
     sapi::engine engine(
         sapi::engine_options{config.num_threads, config.php_ini_file, config.php_ini, config.env});
-
-    // Group 0 runs classic scripts; each worker gets its own group after it.
-    worker::classic_runtime classic(engine);
-    std::vector<std::unique_ptr<worker::worker_runtime>> worker_runtimes;
-    worker::pool_options pool_options{{{"classic", config.num_threads - worker_threads, &classic}},
-                                      config.max_queue};
-    std::vector<server::worker_route> routes;
-    for (const auto& w : config.workers) {
-        sapi::worker_script script{w.name, w.file, root.string(), script_name_under(w.file, root),
-                                   engine.add_worker_environment(w.env)};
-        worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
-            engine, std::move(script),
-            worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
-        routes.push_back({w.file, pool_options.groups.size()});
-        pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
-    }
-    worker::pool pool(std::move(pool_options));
+    assembly parts(engine, config);
+    const std::size_t classic_threads = parts.pool_options.groups.front().num_threads;
+    worker::pool pool(std::move(parts.pool_options));
     // Binds every address now: a port in use fails here, before anything is served.
-    server::http_server server(config, root.string(), pool, std::move(routes));
+    server::http_server server(config, std::move(parts.sites), pool);
     pool.start();
-    spdlog::get("server")->info("serving {} with {} PHP threads ({} in workers)", root.string(),
-                                config.num_threads, worker_threads);
+    for (const config::site_config& site : config.sites) {
+        spdlog::get("server")->info("serving {}{}", site.root,
+                                    site.hosts.empty() ? "" : " for " + site.hosts.front());
+    }
+    spdlog::get("server")->info("{} PHP threads ({} in workers)", config.num_threads,
+                                config.num_threads - classic_threads);
     server.run();
     pool.stop();
     spdlog::get("server")->info("stopped");
@@ -128,25 +156,51 @@ int run_php_server(config::server_config& config) {
 
 }  // namespace
 
+// What run, adapt and validate share: the file turned into a checked model. Warnings (settings
+// with no effect) go to stderr before anything else.
+config::server_config load(const config::command_line& command, bool print_warnings) {
+    const config::loaded_config loaded =
+        config::load_config_file(command.config_file, command.adapter);
+    if (print_warnings) {
+        for (const std::string& warning : loaded.warnings) {
+            std::fprintf(stderr, "spindle: warning: %s\n", warning.c_str());
+        }
+    }
+    return config::config_from_json(loaded.document, command.config_file, loaded.sources);
+}
+
 int main(int argc, char** argv) {
     config::command_line command;
     try {
         command = config::parse_command_line(argc, argv);
+        switch (command.kind) {
+            case config::command_kind::help: std::cout << command.help_text; return 0;
+            case config::command_kind::version:
+                std::cout << "Spindle " SPINDLE_VERSION " (PHP " << sapi::engine::php_version()
+                          << ", ZTS)\n";
+                return 0;
+            case config::command_kind::adapt:
+                std::cout << config::load_config_file(command.config_file, command.adapter)
+                                 .document.dump(2)
+                          << "\n";
+                return 0;
+            case config::command_kind::validate: {
+                config::server_config config = load(command, true);
+                config::resolve_config(config, std::thread::hardware_concurrency());
+                std::cout << "valid configuration: " << config.sites.size()
+                          << (config.sites.size() == 1 ? " site\n" : " sites\n");
+                return 0;
+            }
+            case config::command_kind::run: command.config = load(command, true); break;
+            case config::command_kind::php_server: break;
+        }
     } catch (const config::config_error& e) {
         std::fprintf(stderr, "spindle: %s\n", e.what());
         return 2;
     }
-    switch (command.kind) {
-        case config::command_kind::help: std::cout << command.help_text; return 0;
-        case config::command_kind::version:
-            std::cout << "Spindle " SPINDLE_VERSION " (PHP " << sapi::engine::php_version()
-                      << ", ZTS)\n";
-            return 0;
-        case config::command_kind::php_server: break;
-    }
-    setup_logging(command.config.log_level);
+    setup_logging(command.config.log_level, command.config.log_format);
     try {
-        return run_php_server(command.config);
+        return serve(command.config);
     } catch (const config::config_error& e) {
         spdlog::get("config")->error("{}", e.what());
         return 2;

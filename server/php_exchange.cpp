@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstring>
 
+#include "server/header_rules.hpp"
 #include "server/http_date.hpp"
 #include "server/http_session.hpp"
 #include "server/status_text.hpp"
@@ -27,16 +28,15 @@ void append_hex(std::string& out, std::uint64_t n) {
     out.append(digits, end);
 }
 
-// Statuses whose responses never carry a body (RFC 9110 6.4.1).
-bool status_has_body(int status) {
-    return status >= 200 && status != 204 && status != 304;
-}
-
 }  // namespace
 
 php_exchange::php_exchange(std::shared_ptr<http_session> session, bool is_head,
-                           bool client_keep_alive)
-    : session_(std::move(session)), is_head_(is_head), client_keep_alive_(client_keep_alive) {}
+                           bool client_keep_alive,
+                           const std::vector<config::header_rule>& header_rules)
+    : session_(std::move(session)),
+      is_head_(is_head),
+      header_rules_(header_rules),
+      client_keep_alive_(client_keep_alive) {}
 
 php_exchange::~php_exchange() = default;
 
@@ -207,6 +207,7 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
         head.append("Connection: keep-alive\r\n");
     }
     head.append("\r\n");
+    apply_header_rules(head, header_rules_);
     return head;
 }
 

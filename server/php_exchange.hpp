@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "config/server_config.hpp"
 #include "sapi/request.hpp"
 #include "server/body_store.hpp"
 
@@ -32,7 +33,9 @@ class php_exchange final : public sapi::output_sink {
     /// Bytes posted to the strand but not yet written, before write() blocks.
     static constexpr std::size_t max_in_flight = 256 * 1024;
 
-    php_exchange(std::shared_ptr<http_session> session, bool is_head, bool client_keep_alive);
+    /// `header_rules` are the site's `header` rules, applied to the response head.
+    php_exchange(std::shared_ptr<http_session> session, bool is_head, bool client_keep_alive,
+                 const std::vector<config::header_rule>& header_rules);
     ~php_exchange() override;
 
     sapi::request request;             ///< filled by the session before dispatch, then owned by PHP
@@ -63,6 +66,7 @@ class php_exchange final : public sapi::output_sink {
 
     std::shared_ptr<http_session> session_;
     const bool is_head_;
+    const std::vector<config::header_rule>& header_rules_;
 
     // PHP thread only.
     bool client_keep_alive_;

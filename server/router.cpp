@@ -275,6 +275,85 @@ route php_route(const router_options& options, std::string script_name, std::str
     return result;
 }
 
+/// The script prefix of a path: the first prefix ending in a split extension (any case) at a
+/// segment end that is a file, as Caddy's split_path. nullopt when there is none.
+std::optional<std::size_t> split_point(const router_options& options, const std::string& path) {
+    const std::string lowered = ascii_lower(path);
+    std::optional<std::size_t> best;
+    for (const std::string& extension : options.split) {
+        const std::string lowered_extension = ascii_lower(extension);
+        for (std::size_t at = lowered.find(lowered_extension); at != std::string::npos;
+             at = lowered.find(lowered_extension, at + 1)) {
+            const std::size_t end = at + extension.size();
+            if (best && end >= *best) {
+                break;
+            }
+            if ((end == path.size() || path[end] == '/') && is_file(options, path.substr(0, end))) {
+                best = end;
+                break;
+            }
+        }
+    }
+    return best;
+}
+
+/// One try_files candidate (a normalised URL path): a PHP script, possibly with PATH_INFO
+/// after it; a file; or, for a candidate ending in '/', a directory's index.
+/// Fills `result` and returns true when the candidate names something (a file that is not
+/// served is a 404, not a reason to try the next candidate).
+bool try_candidate(const router_options& options, const std::string& candidate, route& result) {
+    if (options.php) {
+        if (const std::optional<std::size_t> end = split_point(options, candidate)) {
+            result = php_route(options, candidate.substr(0, *end), candidate.substr(*end));
+            return true;
+        }
+    }
+    const entry found = look_up(options, candidate);
+    if (found.kind == entry_kind::directory && candidate.ends_with('/')) {
+        return try_candidate(options, candidate + options.index, result);
+    }
+    if (found.kind != entry_kind::file) {
+        return false;
+    }
+    // Check the symlink's target too: "notes.txt" -> "config.php" must not leak config.php.
+    if (is_php_source(candidate) || is_php_source(found.canonical)) {
+        result.kind = route_kind::forbidden;
+        result.reason = "PHP source is never served";
+    } else if (options.file_server) {
+        result.kind = route_kind::static_file;
+        // The requested name, not the link target, so the Content-Type follows the URL's
+        // extension as in Caddy and nginx.
+        result.file = under_root(options.root, candidate);
+    } else {
+        result.kind = route_kind::not_found;
+    }
+    return true;
+}
+
+/// A try_files pattern with {path} replaced by the request path and slashes merged; a
+/// "?{query}" suffix keeps the query, which is what it asks for.
+std::string expand_candidate(std::string_view pattern, const std::string& path) {
+    if (const std::size_t question = pattern.find('?'); question != std::string_view::npos) {
+        pattern = pattern.substr(0, question);
+    }
+    std::string expanded;
+    for (std::size_t i = 0; i < pattern.size();) {
+        if (pattern.substr(i).starts_with("{path}")) {
+            expanded += path;
+            i += 6;
+        } else {
+            expanded += pattern[i++];
+        }
+    }
+    std::string merged;
+    for (char c : expanded) {
+        if (c != '/' || merged.empty() || merged.back() != '/') {
+            merged += c;
+        }
+    }
+    return merged.empty() || merged.front() != '/' ? "/" + merged : merged;
+}
+
 }  // namespace
 
 std::string_view to_string(route_kind kind) {
@@ -285,6 +364,7 @@ std::string_view to_string(route_kind kind) {
         case route_kind::not_found: return "not_found";
         case route_kind::forbidden: return "forbidden";
         case route_kind::bad_request: return "bad_request";
+        case route_kind::status: return "status";
     }
     return "unknown";
 }
@@ -323,46 +403,27 @@ route resolve_route(const router_options& options, std::string_view raw_path,
         return result;
     }
 
-    // split_path .php: the script is the first prefix ending in ".php" (any case) at a segment
-    // end that is a file; the rest is PATH_INFO.
-    const std::string lowered = ascii_lower(path);
-    for (std::size_t at = lowered.find(".php"); at != std::string::npos;
-         at = lowered.find(".php", at + 1)) {
-        const std::size_t end = at + 4;
-        if (end != path.size() && path[end] != '/') {
-            continue;
-        }
-        std::string script_name = path.substr(0, end);
-        if (is_file(options, script_name)) {
-            return php_route(options, std::move(script_name), path.substr(end));
-        }
-    }
-
-    if (const entry found = look_up(options, path); found.kind == entry_kind::file) {
-        // Check the symlink's target too: "notes.txt" -> "config.php" must not leak config.php.
-        if (is_php_source(path) || is_php_source(found.canonical)) {
-            result.kind = route_kind::forbidden;
-            result.reason = "PHP source is never served";
-        } else if (options.file_server) {
-            result.kind = route_kind::static_file;
-            // The requested name, not the link target, so the Content-Type follows the URL's
-            // extension as in Caddy and nginx.
-            result.file = under_root(options.root, path);
+    // try_files: the first candidate that names something wins. php_server's own list is
+    // {path} {path}/{index} {index}: the file itself, a directory's index, the front controller.
+    if (options.try_files.empty()) {
+        for (const std::string& candidate :
+             {path, path.ends_with('/') ? path + options.index : std::string(),
+              "/" + options.index}) {
+            if (!candidate.empty() && try_candidate(options, candidate, result)) {
+                return result;
+            }
         }
         return result;
     }
-
-    if (path.ends_with('/')) {
-        std::string script_name = path + options.index;
-        if (is_file(options, script_name)) {
-            return php_route(options, std::move(script_name), "");
+    for (const std::string& pattern : options.try_files) {
+        if (pattern.starts_with('=')) {
+            result.kind = route_kind::status;
+            result.status = std::atoi(pattern.c_str() + 1);
+            return result;
         }
-    }
-
-    // The front controller: every path without a file of its own runs root/{index}.
-    std::string script_name = "/" + options.index;
-    if (is_file(options, script_name)) {
-        return php_route(options, std::move(script_name), "");
+        if (try_candidate(options, expand_candidate(pattern, path), result)) {
+            return result;
+        }
     }
     return result;
 }

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace spindle::server {
 
@@ -11,6 +12,12 @@ struct router_options {
     std::string root;  ///< absolute, canonical (realpath) document root, no trailing slash
     std::string index = "index.php";  ///< a plain PHP file name: directory index and fallback
     bool file_server = true;          ///< serve non-PHP files
+    bool php = true;                  ///< run PHP scripts (false: a static site)
+    /// try_files candidates: "{path}" is the request path, a trailing '/' asks for a directory
+    /// (its index), "=CODE" answers with that status. Empty: {path} {path}/{index} {index}.
+    std::vector<std::string> try_files{};
+    /// Extensions that end a script name; what follows becomes PATH_INFO (split_path).
+    std::vector<std::string> split{".php"};
 };
 
 /// What the server does with a request.
@@ -21,6 +28,7 @@ enum class route_kind {
     not_found,    ///< 404
     forbidden,    ///< 403 with route::reason
     bad_request,  ///< 400 with route::reason
+    status,       ///< an empty response with route::status (try_files "=404")
 };
 
 /// The name of a route kind, for logs and test output.
@@ -34,6 +42,7 @@ struct route {
     std::string path_info;    ///< php: decoded rest of the path after the script ("" if none)
     std::string location;     ///< redirect: target, e.g. "/dir/?a=1", safely percent-encoded
     std::string reason;       ///< bad_request/forbidden: short human text for the response body
+    int status = 0;           ///< status: the code to answer
 };
 
 /// Percent-decodes and normalises the path part of an origin-form request target.
@@ -45,11 +54,12 @@ std::optional<std::string> normalize_path(std::string_view raw_path);
 
 /// Resolves a request path against the document root with FrankenPHP php_server semantics:
 /// canonical redirect of a directory holding the index to its trailing-slash form, then
-/// try_files {path} {path}/{index} {index} with the path split after ".php" into script and
-/// PATH_INFO. Paths with a segment starting with '.' (other than ".well-known") and files whose
-/// canonical path leaves the root count as missing; PHP sources are never sent as files.
-/// raw_path is still percent-encoded; query is the raw query string without '?' ("" if none),
-/// used only for redirects. Reads the filesystem (stat/realpath) but never opens a file.
+/// try_files (by default {path} {path}/{index} {index}) with each candidate split after a
+/// split extension (".php") into script and PATH_INFO. Paths with a segment starting with '.'
+/// (other than ".well-known") and files whose canonical path leaves the root count as missing; PHP
+/// sources are never sent as files. raw_path is still percent-encoded; query is the raw query
+/// string without '?' ("" if none), used only for redirects. Reads the filesystem (stat/realpath)
+/// but never opens a file.
 route resolve_route(const router_options& options, std::string_view raw_path,
                     std::string_view query);
 

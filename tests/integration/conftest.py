@@ -145,7 +145,7 @@ def parse_log(text):
 class SpindleServer:
     """One running spindle php-server process."""
 
-    def __init__(self, binary, root, args, env, mode):
+    def __init__(self, binary, root, args, env, mode, command=None):
         self.binary = binary
         self.root = Path(root)
         self.args = list(args)
@@ -165,19 +165,23 @@ class SpindleServer:
 
         full_env = {k: v for k, v in os.environ.items() if k not in ("PHPRC", "PHP_INI_SCAN_DIR")}
         full_env.update(env or {})
-        mode_args = mode_arguments(mode, self.root)
-        self.command = [
-            binary,
-            "php-server",
-            "--root",
-            str(self.root),
-            "--listen",
-            "127.0.0.1:0",
-            *mode_args,
-            *self.args,
-        ]
-        if "--threads" not in self.args and "--threads" not in mode_args:
-            self.command += ["--threads", DEFAULT_THREADS]
+        if command is not None:
+            # A configuration-file server: `command` follows the binary as it is.
+            self.command = [binary, *command]
+        else:
+            mode_args = mode_arguments(mode, self.root)
+            self.command = [
+                binary,
+                "php-server",
+                "--root",
+                str(self.root),
+                "--listen",
+                "127.0.0.1:0",
+                *mode_args,
+                *self.args,
+            ]
+            if "--threads" not in self.args and "--threads" not in mode_args:
+                self.command += ["--threads", DEFAULT_THREADS]
         self.proc = subprocess.Popen(
             self.command,
             stdin=subprocess.DEVNULL,
@@ -416,7 +420,33 @@ def spindle(request, spindle_binary, mode):
         return server
 
     yield start
+    check_servers(request, servers)
 
+
+@pytest.fixture
+def spindle_run(request, spindle_binary, tmp_path):
+    """Factory: spindle_run(text, name="Caddyfile", env=None, cwd=None) writes a configuration
+    file into a fresh directory and starts `spindle run --config` on it. The configuration must
+    listen on 127.0.0.1 (e.g. `bind 127.0.0.1` and port 0). Checked and stopped like spindle."""
+    servers = []
+
+    def start(text, name="Caddyfile", env=None, cwd=None, warmup="/"):
+        path = tmp_path / name
+        path.write_text(text)
+        server = SpindleServer(spindle_binary, Path(cwd or tmp_path), [], env, None,
+                               command=["run", "--config", str(path)])
+        servers.append(server)
+        server.wait_ready()
+        if warmup is not None:
+            server.warm_up(warmup)
+        return server
+
+    yield start
+    check_servers(request, servers)
+
+
+def check_servers(request, servers):
+    """Stops every server of a test and fails the test with what their tear-down found."""
     problems = []
     for server in servers:
         try:

@@ -64,18 +64,19 @@ def test_usage_errors_exit_2(spindle_binary, args, named):
     assert named in result.stderr, result
 
 
-def test_missing_root_exits_1(spindle_binary, tmp_path):
+# A root that cannot be served is a configuration error, like a bad flag: exit 2.
+def test_missing_root_exits_2(spindle_binary, tmp_path):
     missing = tmp_path / "does-not-exist"
     result = run(spindle_binary, "php-server", "--root", str(missing), "--listen",
                  "127.0.0.1:0")
-    assert result.returncode == 1, result
+    assert result.returncode == 2, result
     assert str(missing) in result.stderr, result
 
 
-def test_root_that_is_a_file_exits_1(spindle_binary):
+def test_root_that_is_a_file_exits_2(spindle_binary):
     root = FIXTURES / "http" / "index.php"
     result = run(spindle_binary, "php-server", "--root", str(root), "--listen", "127.0.0.1:0")
-    assert result.returncode == 1, result
+    assert result.returncode == 2, result
     assert str(root) in result.stderr, result
 
 

@@ -180,10 +180,10 @@ TEST(ParseCommandLine, RejectsUnknownCommands) {
 TEST(ParseCommandLine, PhpServerWithoutFlagsKeepsDefaults) {
     const server_config config = php_server({});
     const server_config defaults;
-    EXPECT_EQ(config.listen, defaults.listen);
-    EXPECT_EQ(config.root, defaults.root);
-    EXPECT_EQ(config.index, defaults.index);
-    EXPECT_EQ(config.file_server, defaults.file_server);
+    EXPECT_EQ(config.sites.front().listen, defaults.sites.front().listen);
+    EXPECT_EQ(config.sites.front().root, defaults.sites.front().root);
+    EXPECT_EQ(config.sites.front().index, defaults.sites.front().index);
+    EXPECT_EQ(config.sites.front().file_server, defaults.sites.front().file_server);
     EXPECT_EQ(config.num_threads, defaults.num_threads);
     EXPECT_EQ(config.log_level, defaults.log_level);
     EXPECT_TRUE(config.php_ini.empty());
@@ -211,12 +211,12 @@ TEST(ParseCommandLine, PhpServerReadsEveryFlag) {
         "--log-level", "warn",
     });
     // clang-format on
-    EXPECT_EQ(config.root, "/srv/app");
-    EXPECT_THAT(config.listen, ElementsAre(listen_address{"127.0.0.1", 9000}));
+    EXPECT_EQ(config.sites.front().root, "/srv/app");
+    EXPECT_THAT(config.sites.front().listen, ElementsAre(listen_address{"127.0.0.1", 9000}));
     EXPECT_EQ(config.num_threads, 8u);
     EXPECT_EQ(config.io_threads, 2u);
-    EXPECT_EQ(config.index, "app.php");
-    EXPECT_FALSE(config.file_server);
+    EXPECT_EQ(config.sites.front().index, "app.php");
+    EXPECT_FALSE(config.sites.front().file_server);
     EXPECT_EQ(config.php_ini_file, "/etc/php.ini");
     EXPECT_THAT(config.php_ini, ElementsAre(Pair("memory_limit", "256M")));
     EXPECT_EQ(config.max_wait_time, 5s);
@@ -233,17 +233,17 @@ TEST(ParseCommandLine, PhpServerAcceptsEqualsForm) {
     const server_config config =
         php_server({"--root=/srv/app", "--threads=4", "--listen=:9000", "-r=/srv/other",
                     "--php-ini-set=error_reporting=E_ALL", "--max-body-size=1 MiB"});
-    EXPECT_EQ(config.root, "/srv/other");
+    EXPECT_EQ(config.sites.front().root, "/srv/other");
     EXPECT_EQ(config.num_threads, 4u);
-    EXPECT_THAT(config.listen, ElementsAre(listen_address{"", 9000}));
+    EXPECT_THAT(config.sites.front().listen, ElementsAre(listen_address{"", 9000}));
     EXPECT_THAT(config.php_ini, ElementsAre(Pair("error_reporting", "E_ALL")));
     EXPECT_EQ(config.limits.max_body_size, 1u << 20);
 }
 
 TEST(ParseCommandLine, PhpServerAcceptsShortFlags) {
     const server_config config = php_server({"-r", "/srv/app", "-l", ":9000", "-v"});
-    EXPECT_EQ(config.root, "/srv/app");
-    EXPECT_THAT(config.listen, ElementsAre(listen_address{"", 9000}));
+    EXPECT_EQ(config.sites.front().root, "/srv/app");
+    EXPECT_THAT(config.sites.front().listen, ElementsAre(listen_address{"", 9000}));
     EXPECT_EQ(config.log_level, "debug");
 }
 
@@ -261,10 +261,11 @@ TEST(ParseCommandLine, LogLevelAcceptsEveryLevel) {
 }
 
 TEST(ParseCommandLine, ListenReplacesTheDefaultAndRepeats) {
-    EXPECT_THAT(php_server({"-l", "127.0.0.1:8081", "--listen", "[::1]:8081"}).listen,
+    EXPECT_THAT(php_server({"-l", "127.0.0.1:8081", "--listen", "[::1]:8081"}).sites.front().listen,
                 ElementsAre(listen_address{"127.0.0.1", 8081}, listen_address{"::1", 8081}));
     // Naming the default explicitly leaves it once, not twice.
-    EXPECT_THAT(php_server({"--listen", ":8080"}).listen, ElementsAre(listen_address{"", 8080}));
+    EXPECT_THAT(php_server({"--listen", ":8080"}).sites.front().listen,
+                ElementsAre(listen_address{"", 8080}));
 }
 
 TEST(ParseCommandLine, PhpIniSetAppendsInOrder) {
@@ -276,12 +277,12 @@ TEST(ParseCommandLine, PhpIniSetAppendsInOrder) {
 }
 
 TEST(ParseCommandLine, LaterValueOfASettingWins) {
-    EXPECT_EQ(php_server({"--root", "/a", "--root", "/b"}).root, "/b");
+    EXPECT_EQ(php_server({"--root", "/a", "--root", "/b"}).sites.front().root, "/b");
     EXPECT_EQ(php_server({"--threads", "2", "--threads", "3"}).num_threads, 3u);
 }
 
 TEST(ParseCommandLine, DoesNotCheckTheFilesystem) {
-    EXPECT_EQ(php_server({"--root", "/does/not/exist"}).root, "/does/not/exist");
+    EXPECT_EQ(php_server({"--root", "/does/not/exist"}).sites.front().root, "/does/not/exist");
     EXPECT_EQ(php_server({"--php-ini", "/no/php.ini"}).php_ini_file, "/no/php.ini");
 }
 
@@ -391,7 +392,7 @@ TEST(ParseCommandLine, RejectsBadPhpIniSettings) {
 }
 
 TEST(ParseCommandLine, IndexMustBeAPlainPhpFileName) {
-    EXPECT_EQ(php_server({"--index", "front.PHP"}).index, "front.PHP");
+    EXPECT_EQ(php_server({"--index", "front.PHP"}).sites.front().index, "front.PHP");
     for (const char* index : {"index.html", "app/index.php", ".php", ".hidden.php", "php"}) {
         EXPECT_THAT(error_of({"php-server", "--index", index}),
                     HasSubstr("must be a file name ending in .php"))
@@ -400,7 +401,7 @@ TEST(ParseCommandLine, IndexMustBeAPlainPhpFileName) {
 }
 
 TEST(ParseCommandLine, ValueMayStartWithDashWhenGivenWithEquals) {
-    EXPECT_EQ(php_server({"--root=-weird"}).root, "-weird");
+    EXPECT_EQ(php_server({"--root=-weird"}).sites.front().root, "-weird");
     EXPECT_THAT(php_server({"--php-ini-set=x=-1"}).php_ini, ElementsAre(Pair("x", "-1")));
 }
 
@@ -419,19 +420,19 @@ server_config php_server_flags_for_workers(std::initializer_list<const char*> fl
 TEST(ParseCommandLine, WorkerTakesFileAndOptionalThreadCount) {
     const server_config config =
         php_server_flags_for_workers({"-w", "public/index.php", "--worker=app/w.php,3"});
-    ASSERT_EQ(config.workers.size(), 2u);
-    EXPECT_EQ(config.workers[0].file, "public/index.php");
-    EXPECT_EQ(config.workers[0].num, 0u);
-    EXPECT_EQ(config.workers[1].file, "app/w.php");
-    EXPECT_EQ(config.workers[1].num, 3u);
+    ASSERT_EQ(config.sites.front().workers.size(), 2u);
+    EXPECT_EQ(config.sites.front().workers[0].file, "public/index.php");
+    EXPECT_EQ(config.sites.front().workers[0].num, 0u);
+    EXPECT_EQ(config.sites.front().workers[1].file, "app/w.php");
+    EXPECT_EQ(config.sites.front().workers[1].num, 3u);
 }
 
 TEST(ParseCommandLine, WorkerMaxRequestsAppliesToEveryWorkerWhateverTheOrder) {
     const server_config config = php_server_flags_for_workers(
         {"-w", "a.php", "--worker-max-requests", "500", "-w", "b.php,2"});
-    ASSERT_EQ(config.workers.size(), 2u);
-    EXPECT_EQ(config.workers[0].max_requests, 500u);
-    EXPECT_EQ(config.workers[1].max_requests, 500u);
+    ASSERT_EQ(config.sites.front().workers.size(), 2u);
+    EXPECT_EQ(config.sites.front().workers[0].max_requests, 500u);
+    EXPECT_EQ(config.sites.front().workers[1].max_requests, 500u);
 }
 
 TEST(ParseCommandLine, WorkerRejectsBadThreadCounts) {
@@ -440,6 +441,38 @@ TEST(ParseCommandLine, WorkerRejectsBadThreadCounts) {
         EXPECT_THROW(parse_command_line(static_cast<int>(argv.size()), argv.data()), config_error)
             << bad;
     }
+}
+
+TEST(ParseCommandLine, ConfigFileCommandsDefaultToCaddyfile) {
+    for (const auto& [name, kind] :
+         {std::pair{"run", command_kind::run}, std::pair{"adapt", command_kind::adapt},
+          std::pair{"validate", command_kind::validate}}) {
+        const command_line result = parse({name});
+        EXPECT_EQ(result.kind, kind) << name;
+        EXPECT_EQ(result.config_file, "Caddyfile") << name;
+        EXPECT_EQ(result.adapter, "caddyfile") << name;
+    }
+    EXPECT_EQ(to_string(command_kind::run), "run");
+    EXPECT_EQ(to_string(command_kind::adapt), "adapt");
+    EXPECT_EQ(to_string(command_kind::validate), "validate");
+}
+
+TEST(ParseCommandLine, AdapterFollowsTheFileNameUnlessGiven) {
+    EXPECT_EQ(parse({"run", "--config", "site.json"}).adapter, "json");
+    EXPECT_EQ(parse({"run", "-c", "conf/SITE.JSON"}).adapter, "json");
+    EXPECT_EQ(parse({"run", "--config=conf/Caddyfile.prod"}).adapter, "caddyfile");
+    EXPECT_EQ(parse({"adapt", "--config", "site.json", "--adapter", "caddyfile"}).adapter,
+              "caddyfile");
+    EXPECT_EQ(parse({"validate", "-c", "x", "-a", "json"}).adapter, "json");
+    EXPECT_EQ(parse({"validate", "-c", "conf/site.json"}).config_file, "conf/site.json");
+}
+
+TEST(ParseCommandLine, ConfigFileCommandsRefuseOtherFlags) {
+    EXPECT_EQ(error_of({"run", "--adapter", "yaml"}),
+              "flag --adapter: unknown adapter \"yaml\" (use caddyfile or json)");
+    EXPECT_EQ(error_of({"run", "--root", "/srv"}),
+              "unknown flag --root for run (see spindle run --help)");
+    EXPECT_EQ(error_of({"validate", "--config"}), "flag --config needs a value (FILE)");
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ TEST(RouteKind, HasNames) {
     EXPECT_EQ(to_string(route_kind::not_found), "not_found");
     EXPECT_EQ(to_string(route_kind::forbidden), "forbidden");
     EXPECT_EQ(to_string(route_kind::bad_request), "bad_request");
+    EXPECT_EQ(to_string(route_kind::status), "status");
 }
 
 TEST(NormalizePath, KeepsCleanPaths) {
@@ -218,6 +219,7 @@ class RouterResolve : public ::testing::Test {
                 return "static file=" + result.file;
             case route_kind::redirect: return "redirect " + result.location;
             case route_kind::not_found: return "not_found";
+            case route_kind::status: return "status " + std::to_string(result.status);
             case route_kind::forbidden:
             case route_kind::bad_request:
                 return std::string(to_string(result.kind)) + ": " + result.reason;
@@ -513,6 +515,62 @@ TEST_F(RouterResolve, WorksWithTheFilesystemRootAsDocumentRoot) {
     EXPECT_EQ(script.file, root_ + "/app.php");
     EXPECT_EQ(script.script_name, root_ + "/app.php");
     EXPECT_EQ(script.path_info, "/x");
+}
+
+}  // namespace
+}  // namespace spindle::server
+
+namespace spindle::server {
+namespace {
+
+TEST_F(RouterResolve, TryFilesTakesTheFirstCandidateThatExists) {
+    router_options options{root_};
+    options.try_files = {"{path}", "/app.php"};
+    EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), "static /hello.txt");
+    EXPECT_EQ(describe(resolve_route(options, "/missing", "")), "php /app.php");
+    EXPECT_EQ(describe(resolve_route(options, "/sub/app.php/x", "")), "php /sub/app.php /x");
+    // The php_server redirect of a directory holding the index still comes first.
+    EXPECT_EQ(describe(resolve_route(options, "/dir", "")), "redirect /dir/");
+}
+
+TEST_F(RouterResolve, TryFilesDirectoryCandidateRunsItsIndex) {
+    router_options options{root_};
+    options.try_files = {"{path}/", "=404"};
+    EXPECT_EQ(describe(resolve_route(options, "/dir/", "")), "php /dir/index.php");
+    EXPECT_EQ(describe(resolve_route(options, "/noindex/", "")), "status 404");
+    EXPECT_EQ(describe(resolve_route(options, "/missing", "")), "status 404");
+}
+
+TEST_F(RouterResolve, TryFilesStatusAndQueryPassThrough) {
+    router_options options{root_};
+    options.try_files = {"{path}", "/sub/app.php?{query}"};
+    EXPECT_EQ(describe(resolve_route(options, "/nothing/here", "a=1")), "php /sub/app.php");
+    options.try_files = {"=403"};
+    EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), "status 403");
+}
+
+TEST_F(RouterResolve, TryFilesWithoutMatchIsNotFound) {
+    router_options options{root_};
+    options.try_files = {"{path}"};
+    EXPECT_EQ(describe(resolve_route(options, "/missing", "")), "not_found");
+}
+
+TEST_F(RouterResolve, SplitUsesTheConfiguredExtensions) {
+    router_options options{root_};
+    options.split = {".phpx"};
+    // Without ".php" in the list a .php file is no script, and its source is still never sent.
+    EXPECT_EQ(describe(resolve_route(options, "/app.php", "")), php_source);
+    EXPECT_EQ(describe(resolve_route(options, "/weird.phpx/b.php", "")), php_source);
+    options.split = {".php", ".phtml"};
+    EXPECT_EQ(describe(resolve_route(options, "/source.phtml/x", "")), "php /source.phtml /x");
+}
+
+TEST_F(RouterResolve, StaticSiteNeverRunsPhp) {
+    router_options options{root_};
+    options.php = false;
+    EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), "static /hello.txt");
+    EXPECT_EQ(describe(resolve_route(options, "/app.php", "")), php_source);
+    EXPECT_EQ(describe(resolve_route(options, "/missing", "")), php_source);
 }
 
 }  // namespace

@@ -1,0 +1,795 @@
+#include "config/caddyfile_adapter.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <utility>
+
+#include "config/caddyfile_dispenser.hpp"
+
+namespace spindle::config {
+
+namespace {
+
+using caddyfile::dispenser;
+using caddyfile::server_block;
+using caddyfile::token;
+
+bool is_whole_number(std::string_view text) {
+    return !text.empty() && text.size() <= 9 &&
+           std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Caddy reads a token starting with '/', '*' or '@' in matcher position as a matcher.
+bool is_matcher(std::string_view text) {
+    return text.starts_with('/') || text.starts_with('*') || text.starts_with('@');
+}
+
+// The one argument of a directive line; anything else is an argument-count error.
+std::string one_arg(dispenser& d) {
+    if (!d.next_arg()) {
+        throw d.arg_error();
+    }
+    std::string value = d.val();
+    if (d.next_arg()) {
+        throw d.arg_error();
+    }
+    return value;
+}
+
+// Called on the option's name: `num_threads 8`.
+json integer_arg(dispenser& d) {
+    const std::string option = d.val();
+    const std::string value = one_arg(d);
+    if (!is_whole_number(value)) {
+        throw d.error(option + ": \"" + value + "\" is not a whole number");
+    }
+    return std::stoll(value);
+}
+
+// `php_server *`, `file_server *`: Spindle's handlers apply to the whole site, so the only
+// matcher they accept is the one that means that. Reads the directive's first argument and
+// passes over it when it is "*"; returns the argument that follows, if any (the cursor is on
+// it): "file_server browse" has no matcher, only an argument.
+std::optional<std::string> refuse_matcher(dispenser& d, const std::string& directive) {
+    if (!d.next_arg()) {
+        return std::nullopt;
+    }
+    if (is_matcher(d.val())) {
+        if (d.val() != "*") {
+            throw d.error(directive + ": matcher \"" + d.val() +
+                          "\" is not supported (only * or none: it applies to the whole site)");
+        }
+        if (!d.next_arg()) {
+            return std::nullopt;
+        }
+    }
+    return d.val();
+}
+
+// A block that must not be there: `file_server { browse }` and the like.
+void no_block(dispenser& d, const std::string& directive) {
+    for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+        throw d.error(directive + ": unknown option \"" + d.val() + "\"");
+    }
+}
+
+// One site address: [http://]host[:port], :port, [ipv6]:port.
+struct site_key {
+    std::string host;  ///< lower case; "" for ":port"
+    std::uint16_t port = 0;
+    bool port_given = false;
+    bool scheme_given = false;
+};
+
+site_key parse_site_key(const token& key) {
+    const auto fail = [&](const std::string& message) {
+        return config_error("site address \"" + key.text + "\": " + message, key.file, key.line);
+    };
+    std::string text = key.text;
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    site_key result;
+    if (text.starts_with("https://")) {
+        throw fail("HTTPS is not supported yet; use http:// and terminate TLS in front");
+    }
+    if (text.starts_with("http://")) {
+        text.erase(0, 7);
+        result.scheme_given = true;
+    } else if (text.find("://") != std::string::npos) {
+        throw fail("unknown scheme (use http://)");
+    }
+    if (const std::size_t slash = text.find('/'); slash != std::string::npos) {
+        if (slash + 1 != text.size()) {
+            throw fail("a path in a site address is not supported");
+        }
+        text.pop_back();
+    }
+    std::string port;
+    if (text.starts_with('[')) {
+        const std::size_t close = text.find(']');
+        if (close == std::string::npos) {
+            throw fail("unclosed '['");
+        }
+        result.host = text.substr(0, close + 1);
+        if (close + 1 < text.size()) {
+            if (text[close + 1] != ':') {
+                throw fail("expected ':' after ']'");
+            }
+            port = text.substr(close + 2);
+            result.port_given = true;
+        }
+    } else if (const std::size_t colon = text.rfind(':'); colon != std::string::npos) {
+        result.host = text.substr(0, colon);
+        port = text.substr(colon + 1);
+        result.port_given = true;
+    } else {
+        result.host = text;
+    }
+    if (result.port_given) {
+        if (!is_whole_number(port) || std::stoul(port) > 65535) {
+            throw fail("\"" + port + "\" is not a port");
+        }
+        result.port = static_cast<std::uint16_t>(std::stoul(port));
+    }
+    if (result.host.find_first_of("{}*") != std::string::npos && !result.host.starts_with("*.")) {
+        throw fail("only *.domain wildcards are supported in host names");
+    }
+    return result;
+}
+
+std::string listen_text(const std::string& bind, std::uint16_t port) {
+    const bool ipv6 = bind.find(':') != std::string::npos && !bind.starts_with('[');
+    return (ipv6 ? "[" + bind + "]" : bind) + ":" + std::to_string(port);
+}
+
+class adapter {
+  public:
+    adapted_caddyfile result;
+
+    void run(const std::vector<server_block>& blocks) {
+        result.document = json::object();
+        std::size_t site_index = 0;
+        for (const server_block& block : blocks) {
+            if (block.global_options) {
+                global_options(block);
+            } else {
+                site(block, site_index++);
+            }
+        }
+        if (site_index == 0) {
+            throw config_error("the Caddyfile has no site block (e.g. \":8080 { php_server }\")",
+                               file_, 0);
+        }
+    }
+
+    explicit adapter(std::string file) : file_(std::move(file)) {}
+
+  private:
+    void mark(const std::string& pointer, const token& at) {
+        result.sources[pointer] = {at.file, at.line, pointer};
+    }
+
+    void warn(const dispenser& d, const std::string& message) {
+        result.warnings.push_back(d.error(message).what());
+    }
+
+    json& section(const char* name) {
+        json& node = result.document[name];
+        if (node.is_null()) {
+            node = json::object();
+        }
+        return node;
+    }
+
+    // --- global options ------------------------------------------------------------------
+
+    void global_options(const server_block& block) {
+        for (const caddyfile::segment& segment : block.segments) {
+            dispenser d(segment.tokens);
+            d.next();
+            const std::string name = d.val();
+            if (name == "frankenphp") {
+                frankenphp(d);
+            } else if (name == "servers") {
+                servers(d);
+            } else if (name == "log") {
+                global_log(d);
+            } else if (name == "debug") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                section("log")["level"] = "debug";
+                mark("/log/level", d.current());
+            } else if (name == "admin") {
+                if (one_arg(d) != "off") {
+                    throw d.error(
+                        "admin: the admin endpoint is not available yet; use \"admin off\"");
+                }
+                no_block(d, name);
+            } else if (name == "grace_period") {
+                result.document["grace_period"] = one_arg(d);
+                mark("/grace_period", d.current());
+            } else if (name == "http_port") {
+                const json port = integer_arg(d);
+                if (port.get<std::int64_t>() < 1 || port.get<std::int64_t>() > 65535) {
+                    throw d.error("http_port: \"" + d.val() + "\" is not a port");
+                }
+                http_port_ = static_cast<std::uint16_t>(port.get<std::int64_t>());
+            } else if (name == "default_bind") {
+                default_bind_ = d.remaining_args();
+                if (default_bind_.empty()) {
+                    throw d.arg_error();
+                }
+            } else if (name == "auto_https") {
+                // Plain HTTP is all Spindle serves, which is what "off" asks for.
+                if (one_arg(d) != "off") {
+                    throw d.error("auto_https: only \"off\" is supported (there is no HTTPS yet)");
+                }
+            } else if (name == "order") {
+                d.remaining_args();
+                warn(d,
+                     "order has no effect: Spindle's handler order is fixed (respond, worker "
+                     "match, php_server/php, file_server)");
+            } else {
+                throw d.error("unknown global option \"" + name + "\"");
+            }
+        }
+    }
+
+    void frankenphp(dispenser& d) {
+        if (d.next_arg()) {
+            throw d.arg_error();
+        }
+        json& php = section("php");
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "num_threads" || option == "max_queue") {
+                php[option] = integer_arg(d);
+                mark("/php/" + option, at);
+            } else if (option == "max_wait_time") {
+                php[option] = one_arg(d);
+                mark("/php/" + option, at);
+            } else if (option == "php_ini") {
+                php_ini(d, php);
+            } else if (option == "worker") {
+                json& workers = php["workers"];
+                const std::string pointer = "/php/workers/" + std::to_string(workers.size());
+                workers.push_back(worker(d, pointer));
+            } else if (option == "max_threads") {
+                throw d.error(
+                    "max_threads: thread autoscaling is not supported; the pool has "
+                    "num_threads threads");
+            } else {
+                throw d.error("unknown frankenphp option \"" + option + "\"");
+            }
+        }
+    }
+
+    // php_ini KEY VALUE, or a block of KEY VALUE lines.
+    void php_ini(dispenser& d, json& php) {
+        json& ini = php["ini"];
+        if (ini.is_null()) {
+            ini = json::object();
+        }
+        auto add = [&] {
+            const std::string key = d.val();
+            const token at = d.current();
+            if (!d.next_arg()) {
+                throw d.error("php_ini " + key + ": missing value");
+            }
+            ini[key] = d.val();
+            mark(pointer_child("/php/ini", key), at);
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+        };
+        if (d.next_arg()) {
+            add();
+            return;
+        }
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            add();
+        }
+    }
+
+    // worker FILE [NUM] | worker [FILE [NUM]] { file; num; env; name; match; max_requests;
+    // max_consecutive_failures }
+    json worker(dispenser& d, const std::string& pointer) {
+        json w = json::object();
+        const token worker_at = d.current();
+        mark(pointer, worker_at);
+        if (d.next_arg()) {
+            w["file"] = d.val();
+            if (d.next_arg()) {
+                if (!is_whole_number(d.val())) {
+                    throw d.error("worker: \"" + d.val() + "\" is not a thread count");
+                }
+                w["num"] = std::stoll(d.val());
+            }
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+        }
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "file" || option == "name") {
+                w[option] = one_arg(d);
+            } else if (option == "num" || option == "max_requests") {
+                w[option] = integer_arg(d);
+            } else if (option == "max_consecutive_failures") {
+                const std::string value = one_arg(d);
+                if (value != "-1" && !is_whole_number(value)) {
+                    throw d.error(option + ": \"" + value + "\" is not a whole number or -1");
+                }
+                w[option] = std::stoll(value);
+            } else if (option == "env") {
+                env_line(d, w["env"], pointer + "/env");
+                continue;
+            } else if (option == "match") {
+                for (std::string pattern : d.remaining_args()) {
+                    w["match"].push_back(std::move(pattern));
+                }
+                if (w["match"].empty()) {
+                    throw d.arg_error();
+                }
+            } else if (option == "watch") {
+                throw d.error(
+                    "watch: reloading workers on file changes is not supported; send "
+                    "SIGUSR1 to restart them");
+            } else {
+                throw d.error("unknown worker option \"" + option + "\"");
+            }
+            mark(pointer + "/" + option, at);
+        }
+        if (!w.contains("file")) {
+            // At the worker line: the cursor is on the block's closing brace by now.
+            throw config_error("worker: no file given", worker_at.file, worker_at.line);
+        }
+        return w;
+    }
+
+    // env NAME VALUE (an empty value must be written "").
+    void env_line(dispenser& d, json& env, const std::string& pointer) {
+        if (env.is_null()) {
+            env = json::object();
+        }
+        const token at = d.current();
+        if (!d.next_arg()) {
+            throw d.arg_error();
+        }
+        const std::string name = d.val();
+        if (!d.next_arg()) {
+            throw d.error("env " + name + ": missing value (write \"\" for an empty one)");
+        }
+        env[name] = d.val();
+        mark(pointer_child(pointer, name), at);
+        if (d.next_arg()) {
+            throw d.arg_error();
+        }
+    }
+
+    void servers(dispenser& d) {
+        if (d.next_arg()) {
+            throw d.error(
+                "servers: options per listener address are not supported; give them "
+                "without an address");
+        }
+        json& http = section("http");
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "timeouts") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                json& timeouts = http["timeouts"];
+                for (const std::size_t inner = d.nesting(); d.next_block(inner);) {
+                    const std::string kind = d.val();
+                    const token kind_at = d.current();
+                    if (kind != "read_header" && kind != "read_body" && kind != "write" &&
+                        kind != "idle") {
+                        throw d.error("unknown timeout \"" + kind +
+                                      "\" (use read_header, read_body, write or idle)");
+                    }
+                    timeouts[kind] = one_arg(d);
+                    mark("/http/timeouts/" + kind, kind_at);
+                }
+            } else if (option == "max_header_size" || option == "max_body_size") {
+                http[option] = one_arg(d);
+                mark("/http/" + option, at);
+            } else if (option == "max_connections" || option == "io_threads") {
+                http[option] = integer_arg(d);
+                mark("/http/" + option, at);
+            } else {
+                throw d.error("unknown servers option \"" + option + "\"");
+            }
+        }
+    }
+
+    void global_log(dispenser& d) {
+        if (d.next_arg()) {
+            throw d.error("log: named loggers are not supported; use one log block");
+        }
+        json& log = section("log");
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "level" || option == "format") {
+                std::string value = one_arg(d);
+                std::transform(value.begin(), value.end(), value.begin(),
+                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+                log[option] = value == "warning" ? "warn" : value;
+                mark("/log/" + option, at);
+            } else if (option == "output") {
+                // All arguments first: "output file /var/log/x.log" is the likely mistake.
+                if (d.remaining_args() != std::vector<std::string>{"stderr"}) {
+                    throw d.error("log output: only stderr is supported");
+                }
+            } else {
+                throw d.error("unknown log option \"" + option + "\"");
+            }
+        }
+    }
+
+    // --- sites ---------------------------------------------------------------------------
+
+    struct site_state {
+        json root;
+        json index;
+        bool php = false;
+        bool file_server = false;
+        bool file_server_off = false;  ///< php_server { file_server off }
+        json try_files;
+        json split;
+        json env = json::object();
+        json workers = json::array();
+        json headers = json::array();
+        json respond = json::array();
+        bool access_log = false;
+        std::vector<std::string> bind;
+    };
+
+    void site(const server_block& block, std::size_t index) {
+        const std::string pointer = "/sites/" + std::to_string(index);
+        mark(pointer, block.keys.front());
+        site_state state;
+        for (const caddyfile::segment& segment : block.segments) {
+            dispenser d(segment.tokens);
+            d.next();
+            site_directive(d, pointer, state);
+        }
+
+        json site = json::object();
+        json listen = json::array();
+        json hosts = json::array();
+        const std::vector<std::string> binds =
+            !state.bind.empty()
+                ? state.bind
+                : (!default_bind_.empty() ? default_bind_ : std::vector<std::string>{""});
+        std::vector<std::pair<const token*, site_key>> keys;
+        for (const token& key_token : block.keys) {
+            keys.emplace_back(&key_token, parse_site_key(key_token));
+        }
+        check_keys_combine(keys);
+        for (const auto& [key_at, key] : keys) {
+            const token& key_token = *key_at;
+            if (!key.host.empty() &&
+                std::find(hosts.begin(), hosts.end(), key.host) == hosts.end()) {
+                hosts.push_back(key.host);
+            }
+            if (!key.port_given && !key.scheme_given) {
+                result.warnings.push_back(
+                    config_error("site " + key_token.text + " is served over plain HTTP on port " +
+                                     std::to_string(http_port_) + ": Spindle has no HTTPS yet",
+                                 key_token.file, key_token.line)
+                        .what());
+            }
+            for (const std::string& bind : binds) {
+                const std::string address =
+                    listen_text(bind, key.port_given ? key.port : http_port_);
+                if (std::find(listen.begin(), listen.end(), address) == listen.end()) {
+                    listen.push_back(address);
+                }
+            }
+        }
+        site["listen"] = listen;
+        if (!hosts.empty()) {
+            site["hosts"] = hosts;
+        }
+        if (!state.root.is_null()) {
+            site["root"] = state.root;
+        }
+        if (!state.index.is_null()) {
+            site["index"] = state.index;
+        }
+        site["php"] = state.php;
+        site["file_server"] = state.file_server && !state.file_server_off;
+        for (auto& [key, value] : {std::pair<const char*, json*>{"try_files", &state.try_files},
+                                   {"split", &state.split}}) {
+            if (!value->is_null()) {
+                site[key] = *value;
+            }
+        }
+        if (!state.env.empty()) {
+            site["env"] = state.env;
+        }
+        for (auto& [key, value] : {std::pair<const char*, json*>{"workers", &state.workers},
+                                   {"headers", &state.headers},
+                                   {"respond", &state.respond}}) {
+            if (!value->empty()) {
+                site[key] = *value;
+            }
+        }
+        if (state.access_log) {
+            site["access_log"] = true;
+        }
+        result.document["sites"].push_back(std::move(site));
+    }
+
+    // A site is one list of hosts and one of ports, and answers every pair of them; Caddy
+    // answers exactly the addresses written. Refuse a block where the two differ
+    // ("a.test:8080, b.test:9090", or ":9000" beside "a.test:8080") rather than answer more.
+    void check_keys_combine(const std::vector<std::pair<const token*, site_key>>& keys) const {
+        const auto port_of = [&](const site_key& key) {
+            return key.port_given ? key.port : http_port_;
+        };
+        for (const auto& [first_at, first] : keys) {
+            for (const auto& [second_at, second] : keys) {
+                const std::string both = "site addresses \"" + first_at->text + "\" and \"" +
+                                         second_at->text + "\" cannot share a block: ";
+                if (first.host.empty() != second.host.empty()) {
+                    throw config_error(both +
+                                           "one answers any host, the other only its own; give "
+                                           "them separate blocks",
+                                       second_at->file, second_at->line);
+                }
+                // Named copies: clang 14 cannot capture structured bindings in a lambda.
+                const std::string& host = first.host;
+                const std::uint16_t port = port_of(second);
+                const bool covered = std::any_of(keys.begin(), keys.end(), [&](const auto& key) {
+                    return key.second.host == host && port_of(key.second) == port;
+                });
+                if (!covered) {
+                    throw config_error(both +
+                                           "a block answers each of its hosts on each of its "
+                                           "ports; give them separate blocks",
+                                       second_at->file, second_at->line);
+                }
+            }
+        }
+    }
+
+    void site_directive(dispenser& d, const std::string& pointer, site_state& state) {
+        const std::string name = d.val();
+        const token at = d.current();
+        if (name == "root") {
+            std::vector<std::string> args = d.remaining_args();
+            if (args.size() == 2 && args.front() == "*") {
+                args.erase(args.begin());
+            }
+            if (args.size() != 1) {
+                throw args.size() == 2
+                    ? d.error("root: matcher \"" + args.front() + "\" is not supported (only *)")
+                    : d.arg_error();
+            }
+            state.root = args.front();
+            mark(pointer + "/root", at);
+        } else if (name == "php_server" || name == "php") {
+            if (refuse_matcher(d, name)) {
+                throw d.arg_error();
+            }
+            state.php = true;
+            state.file_server = state.file_server || name == "php_server";
+            mark(pointer + "/php", at);
+            php_options(d, pointer, state, name == "php_server");
+        } else if (name == "file_server") {
+            if (const std::optional<std::string> argument = refuse_matcher(d, name)) {
+                throw d.error("file_server " + *argument +
+                              ": not supported (directory listings are never served)");
+            }
+            state.file_server = true;
+            mark(pointer + "/file_server", at);
+            for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+                if (d.val() != "root") {
+                    throw d.error("file_server: unknown option \"" + d.val() + "\"");
+                }
+                state.root = one_arg(d);
+                mark(pointer + "/root", d.current());
+            }
+        } else if (name == "try_files") {
+            state.try_files = d.remaining_args();
+            if (state.try_files.empty()) {
+                throw d.arg_error();
+            }
+            mark(pointer + "/try_files", at);
+        } else if (name == "header") {
+            header(d, pointer, state);
+        } else if (name == "respond") {
+            respond(d, pointer, state);
+        } else if (name == "bind") {
+            state.bind = d.remaining_args();
+            if (state.bind.empty()) {
+                throw d.arg_error();
+            }
+        } else if (name == "log") {
+            if (d.next_arg()) {
+                throw d.error("log: named loggers are not supported");
+            }
+            for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+                if (d.val() != "output" ||
+                    d.remaining_args() != std::vector<std::string>{"stderr"}) {
+                    throw d.error("log: only \"output stderr\" is supported in a site's log");
+                }
+            }
+            state.access_log = true;
+        } else if (name == "encode") {
+            throw d.error(
+                "encode: response compression is not supported yet; remove it (a "
+                "proxy in front can compress)");
+        } else if (name == "tls") {
+            throw d.error("tls: HTTPS is not supported yet; terminate TLS in front of Spindle");
+        } else if (name.starts_with('@')) {
+            throw d.error("named matchers (" + name + ") are not supported");
+        } else {
+            throw d.error("unknown directive \"" + name + "\"");
+        }
+    }
+
+    void php_options(dispenser& d, const std::string& pointer, site_state& state,
+                     bool is_php_server) {
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "root") {
+                state.root = one_arg(d);
+                mark(pointer + "/root", at);
+            } else if (option == "index") {
+                const std::string index = one_arg(d);
+                if (index == "off") {
+                    throw d.error("index off: not supported; php_server needs an index file");
+                }
+                state.index = index;
+                mark(pointer + "/index", at);
+            } else if (option == "split" || option == "split_path") {
+                state.split = d.remaining_args();
+                if (state.split.empty()) {
+                    throw d.arg_error();
+                }
+                mark(pointer + "/split", at);
+            } else if (option == "try_files") {
+                state.try_files = d.remaining_args();
+                if (state.try_files.empty()) {
+                    throw d.arg_error();
+                }
+                mark(pointer + "/try_files", at);
+            } else if (option == "env") {
+                env_line(d, state.env, pointer + "/env");
+            } else if (option == "worker") {
+                const std::string worker_pointer =
+                    pointer + "/workers/" + std::to_string(state.workers.size());
+                state.workers.push_back(worker(d, worker_pointer));
+            } else if (option == "file_server" && is_php_server) {
+                const std::string value = one_arg(d);
+                if (value != "off" && value != "on") {
+                    throw d.error("file_server: use off or on");
+                }
+                state.file_server_off = value == "off";
+                mark(pointer + "/file_server", at);
+            } else if (option == "resolve_root_symlink") {
+                // The root is always resolved to its real path; "false" cannot be honoured.
+                if (d.next_arg() && d.val() != "true") {
+                    throw d.error("resolve_root_symlink: the root is always resolved");
+                }
+            } else {
+                throw d.error("unknown " + std::string(is_php_server ? "php_server" : "php") +
+                              " option \"" + option + "\"");
+            }
+        }
+    }
+
+    // header [*] [+|-]Name [value] | header [*] { [+|-]Name [value] ... }
+    void header(dispenser& d, const std::string& pointer, site_state& state) {
+        auto add_rule = [&](std::string field, std::optional<std::string> value) {
+            json rule = json::object();
+            std::string op = "set";
+            if (field.starts_with('+')) {
+                op = "add";
+                field.erase(0, 1);
+            } else if (field.starts_with('-')) {
+                op = "remove";
+                field.erase(0, 1);
+            } else if (field.starts_with('?') || field.starts_with('>')) {
+                throw d.error("header " + field + ": the ? and > forms are not supported");
+            }
+            if (op == "remove" && value) {
+                throw d.error("header -" + field + ": a removal takes no value");
+            }
+            if (op != "remove" && !value) {
+                throw d.error("header " + field + ": missing value");
+            }
+            rule["op"] = op;
+            rule["name"] = field;
+            if (value) {
+                rule["value"] = *value;
+            }
+            mark(pointer + "/headers/" + std::to_string(state.headers.size()), d.current());
+            state.headers.push_back(std::move(rule));
+        };
+        std::vector<std::string> args = d.remaining_args();
+        if (!args.empty() && is_matcher(args.front())) {
+            if (args.front() != "*") {
+                throw d.error("header: matcher \"" + args.front() +
+                              "\" is not supported (only * or none)");
+            }
+            args.erase(args.begin());
+        }
+        if (!args.empty()) {
+            if (args.size() > 2) {
+                throw d.arg_error();
+            }
+            add_rule(args[0], args.size() == 2 ? std::optional(args[1]) : std::nullopt);
+        }
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string field = d.val();
+            std::vector<std::string> rest = d.remaining_args();
+            if (rest.size() > 1) {
+                throw d.arg_error();
+            }
+            add_rule(field, rest.empty() ? std::nullopt : std::optional(rest[0]));
+        }
+        if (args.empty() && state.headers.empty()) {
+            throw d.arg_error();
+        }
+    }
+
+    // respond [matcher] <status>|<body> [<status>]
+    void respond(dispenser& d, const std::string& pointer, site_state& state) {
+        json rule = json::object();
+        std::vector<std::string> args = d.remaining_args();
+        if (!args.empty() && is_matcher(args.front()) && args.front().size() > 0) {
+            if (args.front().starts_with('@')) {
+                throw d.error("named matchers (" + args.front() + ") are not supported");
+            }
+            rule["path"] = args.front();
+            args.erase(args.begin());
+        }
+        auto status = [&](const std::string& text) {
+            if (text.size() != 3 || !is_whole_number(text)) {
+                throw d.error("respond: \"" + text + "\" is not a status code");
+            }
+            rule["status"] = std::stoi(text);
+        };
+        if (args.size() == 1 && args[0].size() == 3 && is_whole_number(args[0])) {
+            status(args[0]);
+        } else if (args.size() == 1) {
+            rule["body"] = args[0];
+        } else if (args.size() == 2) {
+            rule["body"] = args[0];
+            status(args[1]);
+        } else if (!args.empty()) {
+            throw d.arg_error();
+        }
+        no_block(d, "respond");
+        mark(pointer + "/respond/" + std::to_string(state.respond.size()), d.current());
+        state.respond.push_back(std::move(rule));
+    }
+
+    std::string file_;
+    std::uint16_t http_port_ = 80;
+    std::vector<std::string> default_bind_;
+};
+
+}  // namespace
+
+adapted_caddyfile adapt_caddyfile(std::string_view text, const std::string& file,
+                                  const caddyfile::env_lookup& env,
+                                  const std::function<std::string(const std::string&)>& read_file) {
+    adapter a(file);
+    a.run(caddyfile::parse(text, file, env, read_file));
+    return std::move(a.result);
+}
+
+}  // namespace spindle::config

@@ -1,0 +1,597 @@
+#include "config/json_config.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <limits>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "config/listen_address.hpp"
+#include "config/units.hpp"
+
+namespace spindle::config {
+
+namespace {
+
+std::string child(const std::string& pointer, std::string_view key) {
+    return pointer_child(pointer, key);
+}
+
+std::string child(const std::string& pointer, std::size_t index) {
+    return pointer + "/" + std::to_string(index);
+}
+
+// A value in quotes for a message, control characters escaped: a message is one log line, and
+// what() ends at a NUL.
+std::string printable(std::string_view text) {
+    static constexpr char hex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (c == '\r') {
+            out += "\\r";
+        } else if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (byte < 0x20 || byte == 0x7f) {
+            out += std::string("\\x") + hex[byte >> 4] + hex[byte & 0xf];
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+// RFC 9110 token characters, the only ones a field name may hold.
+bool is_header_name(std::string_view name) {
+    return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+    });
+}
+
+// The last key of a pointer, for messages ("max_wait_time: ...").
+std::string last_key(const std::string& pointer) {
+    return pointer.substr(pointer.rfind('/') + 1);
+}
+
+// Walks one document, keeping the JSON pointer of what it reads so every error can say where.
+class document_reader {
+  public:
+    document_reader(const std::string& file, const source_map& sources)
+        : file_(file), sources_(sources) {}
+
+    source_location where(const std::string& pointer) const {
+        // The nearest written ancestor: a Caddyfile directive maps its whole subtree.
+        for (std::string p = pointer;; p.erase(p.rfind('/'))) {
+            if (auto it = sources_.find(p); it != sources_.end()) {
+                return {it->second.file, it->second.line, pointer};
+            }
+            if (p.empty()) {
+                break;
+            }
+        }
+        return {file_, 0, pointer};
+    }
+
+    [[noreturn]] void fail(const std::string& pointer, const std::string& message) const {
+        const source_location location = where(pointer);
+        // With a line the reader knows the setting; without one the pointer names it. An array
+        // index ("/sites/0") names nothing the reader wrote, so it is left out.
+        const std::string key = last_key(pointer);
+        const bool is_index =
+            !key.empty() && key.find_first_not_of("0123456789") == std::string::npos;
+        throw located_error(location, location.line > 0 && !pointer.empty() && !is_index
+                                          ? key + ": " + message
+                                          : message);
+    }
+
+    const json& object(const json& value, const std::string& pointer,
+                       std::initializer_list<std::string_view> keys) const {
+        if (!value.is_object()) {
+            fail(pointer, "must be an object");
+        }
+        for (const auto& [key, unused] : value.items()) {
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+                fail(child(pointer, key), "unknown setting \"" + key + "\"");
+            }
+        }
+        return value;
+    }
+
+    std::string string(const json& value, const std::string& pointer) const {
+        if (!value.is_string()) {
+            fail(pointer, "must be a string");
+        }
+        return value.get<std::string>();
+    }
+
+    bool boolean(const json& value, const std::string& pointer) const {
+        if (!value.is_boolean()) {
+            fail(pointer, "must be true or false");
+        }
+        return value.get<bool>();
+    }
+
+    std::uint64_t integer(const json& value, const std::string& pointer, std::uint64_t min,
+                          std::uint64_t max) const {
+        if (!value.is_number_integer() ||
+            (value.is_number_integer() && !value.is_number_unsigned() &&
+             value.get<std::int64_t>() < 0) ||
+            value.get<std::uint64_t>() < min || value.get<std::uint64_t>() > max) {
+            fail(pointer,
+                 "must be an integer from " + std::to_string(min) + " to " + std::to_string(max));
+        }
+        return value.get<std::uint64_t>();
+    }
+
+    // Only the parse is in the try: a type error from string() is already located.
+    std::chrono::milliseconds duration(const json& value, const std::string& pointer) const {
+        if (!value.is_string()) {
+            fail(pointer, "must be a duration string such as \"30s\"");
+        }
+        try {
+            return parse_duration(value.get<std::string>());
+        } catch (const config_error& e) {
+            fail(pointer, e.message());
+        }
+    }
+
+    std::size_t size(const json& value, const std::string& pointer) const {
+        if (value.is_number_unsigned()) {
+            return value.get<std::size_t>();
+        }
+        if (!value.is_string()) {
+            fail(pointer, "must be a number of bytes or a size string such as \"64KiB\"");
+        }
+        try {
+            return parse_size(value.get<std::string>());
+        } catch (const config_error& e) {
+            fail(pointer, e.message());
+        }
+    }
+
+    std::vector<std::string> strings(const json& value, const std::string& pointer) const {
+        if (!value.is_array()) {
+            fail(pointer, "must be an array of strings");
+        }
+        std::vector<std::string> out;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            out.push_back(string(value[i], child(pointer, i)));
+        }
+        return out;
+    }
+
+    // {"NAME": "value", ...} in document order.
+    string_pairs pairs(const json& value, const std::string& pointer) const {
+        if (!value.is_object()) {
+            fail(pointer, "must be an object of strings");
+        }
+        string_pairs out;
+        for (const auto& [key, item] : value.items()) {
+            if (key.empty()) {
+                fail(pointer, "a name is empty");
+            }
+            out.emplace_back(key, string(item, child(pointer, key)));
+        }
+        return out;
+    }
+
+    // An environment name: PHP would make a NUL or '=' in it a different variable.
+    string_pairs env(const json& value, const std::string& pointer) const {
+        string_pairs out = pairs(value, pointer);
+        for (const auto& [name, unused] : out) {
+            // A NUL would cut the pointer short in the message: name the object instead.
+            if (name.find('\0') != std::string::npos) {
+                fail(pointer, "an environment name cannot contain NUL or '='");
+            }
+            if (name.find('=') != std::string::npos) {
+                fail(child(pointer, name), "an environment name cannot contain NUL or '='");
+            }
+        }
+        return out;
+    }
+
+    std::string path_pattern(const json& value, const std::string& pointer) const {
+        std::string pattern = string(value, pointer);
+        if (pattern.empty() || (pattern.front() != '/' && pattern.front() != '*')) {
+            fail(pointer, "path pattern \"" + pattern + "\" must start with '/' or '*'");
+        }
+        return pattern;
+    }
+
+    worker_config worker(const json& value, const std::string& pointer) const {
+        object(value, pointer,
+               {"file", "num", "name", "env", "match", "max_requests", "max_consecutive_failures"});
+        worker_config w;
+        w.origin = where(pointer);
+        if (!value.contains("file")) {
+            fail(pointer, "a worker needs a \"file\"");
+        }
+        w.file = string(value["file"], child(pointer, "file"));
+        if (w.file.empty()) {
+            fail(child(pointer, "file"), "the worker file is empty");
+        }
+        if (value.contains("num")) {
+            w.num = integer(value["num"], child(pointer, "num"), 1, 4096);
+        }
+        if (value.contains("name")) {
+            w.name = string(value["name"], child(pointer, "name"));
+        }
+        if (value.contains("env")) {
+            w.env = env(value["env"], child(pointer, "env"));
+        }
+        if (value.contains("match")) {
+            const std::string at = child(pointer, "match");
+            if (!value["match"].is_array()) {
+                fail(at, "must be an array of path patterns");
+            }
+            for (std::size_t i = 0; i < value["match"].size(); ++i) {
+                w.match.push_back(path_pattern(value["match"][i], child(at, i)));
+            }
+        }
+        if (value.contains("max_requests")) {
+            w.max_requests = integer(value["max_requests"], child(pointer, "max_requests"), 0,
+                                     std::numeric_limits<std::uint32_t>::max());
+        }
+        if (value.contains("max_consecutive_failures")) {
+            const json& failures = value["max_consecutive_failures"];
+            const std::string at = child(pointer, "max_consecutive_failures");
+            // A value too large for int64 reads back negative; only a signed -1 means "never".
+            const bool is_never = failures.is_number_integer() && !failures.is_number_unsigned() &&
+                                  failures.get<std::int64_t>() == -1;
+            if (!is_never && (!failures.is_number_integer() || failures.get<std::int64_t>() < 1 ||
+                              failures.get<std::int64_t>() > 1000)) {
+                fail(at, "must be -1 (never give up) or an integer from 1 to 1000");
+            }
+            w.max_consecutive_failures = static_cast<int>(failures.get<std::int64_t>());
+        }
+        return w;
+    }
+
+    std::vector<worker_config> workers(const json& value, const std::string& pointer) const {
+        if (!value.is_array()) {
+            fail(pointer, "must be an array of workers");
+        }
+        std::vector<worker_config> out;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            out.push_back(worker(value[i], child(pointer, i)));
+        }
+        return out;
+    }
+
+    header_rule header(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"op", "name", "value"});
+        header_rule rule;
+        const std::string op =
+            value.contains("op") ? string(value["op"], child(pointer, "op")) : "set";
+        if (op == "set") {
+            rule.operation = header_rule::op::set;
+        } else if (op == "add") {
+            rule.operation = header_rule::op::add;
+        } else if (op == "remove") {
+            rule.operation = header_rule::op::remove;
+        } else {
+            fail(child(pointer, "op"),
+                 "unknown header operation \"" + op + "\" (use set, add or remove)");
+        }
+        if (!value.contains("name")) {
+            fail(pointer, "a header rule needs a \"name\"");
+        }
+        rule.name = string(value["name"], child(pointer, "name"));
+        if (!is_header_name(rule.name)) {
+            fail(child(pointer, "name"), printable(rule.name) + " is not a header name");
+        }
+        std::string lowered = rule.name;
+        std::transform(lowered.begin(), lowered.end(), lowered.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        if (lowered == "content-length" || lowered == "transfer-encoding" ||
+            lowered == "connection") {
+            fail(child(pointer, "name"), rule.name + " frames the response and cannot be changed");
+        }
+        if (value.contains("value")) {
+            rule.value = string(value["value"], child(pointer, "value"));
+        }
+        if (rule.value.find_first_of("\r\n") != std::string::npos ||
+            rule.value.find('\0') != std::string::npos) {
+            fail(child(pointer, "value"), "a header value cannot contain CR, LF or NUL");
+        }
+        if (rule.operation != header_rule::op::remove && !value.contains("value")) {
+            fail(pointer, "header " + rule.name + " needs a \"value\"");
+        }
+        return rule;
+    }
+
+    respond_rule respond(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"path", "status", "body"});
+        respond_rule rule;
+        if (value.contains("path")) {
+            rule.path = path_pattern(value["path"], child(pointer, "path"));
+        }
+        if (value.contains("status")) {
+            rule.status =
+                static_cast<int>(integer(value["status"], child(pointer, "status"), 100, 999));
+        }
+        if (value.contains("body")) {
+            rule.body = string(value["body"], child(pointer, "body"));
+        }
+        return rule;
+    }
+
+    site_config site(const json& value, const std::string& pointer) const {
+        object(value, pointer,
+               {"listen", "hosts", "root", "index", "php", "file_server", "try_files", "split",
+                "env", "workers", "headers", "respond", "access_log"});
+        site_config s;
+        s.origin = where(pointer);
+        if (value.contains("listen")) {
+            s.listen.clear();
+            const std::string at = child(pointer, "listen");
+            for (const std::string& text : strings(value["listen"], at)) {
+                try {
+                    listen_address address = parse_listen_address(text);
+                    if (std::find(s.listen.begin(), s.listen.end(), address) == s.listen.end()) {
+                        s.listen.push_back(std::move(address));
+                    }
+                } catch (const config_error& e) {
+                    fail(at, e.message());
+                }
+            }
+            if (s.listen.empty()) {
+                fail(at, "a site needs at least one address");
+            }
+        }
+        if (value.contains("hosts")) {
+            for (std::string host : strings(value["hosts"], child(pointer, "hosts"))) {
+                std::transform(host.begin(), host.end(), host.begin(),
+                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+                if (host.empty() || host.find_first_of(" /\t") != std::string::npos) {
+                    fail(child(pointer, "hosts"), "\"" + host + "\" is not a host name");
+                }
+                s.hosts.push_back(std::move(host));
+            }
+        }
+        if (value.contains("root")) {
+            s.root = string(value["root"], child(pointer, "root"));
+        }
+        if (value.contains("index")) {
+            s.index = string(value["index"], child(pointer, "index"));
+            if (s.index.empty() || s.index.find('/') != std::string::npos ||
+                s.index.front() == '.') {
+                fail(child(pointer, "index"),
+                     "index \"" + s.index + "\" must be a file name, e.g. index.php");
+            }
+        }
+        if (value.contains("php")) {
+            s.php = boolean(value["php"], child(pointer, "php"));
+        }
+        if (value.contains("file_server")) {
+            s.file_server = boolean(value["file_server"], child(pointer, "file_server"));
+        }
+        if (value.contains("try_files")) {
+            s.try_files = strings(value["try_files"], child(pointer, "try_files"));
+            for (const std::string& candidate : s.try_files) {
+                if (!candidate.starts_with('/') && !candidate.starts_with('{') &&
+                    !candidate.starts_with('=')) {
+                    fail(child(pointer, "try_files"),
+                         "\"" + candidate + "\" must start with '/', '{path}' or '='");
+                }
+            }
+        }
+        if (value.contains("split")) {
+            s.split = strings(value["split"], child(pointer, "split"));
+            for (const std::string& extension : s.split) {
+                if (extension.size() < 2 || extension.front() != '.') {
+                    fail(child(pointer, "split"), "\"" + extension + "\" is not an extension");
+                }
+            }
+        }
+        if (value.contains("env")) {
+            s.env = env(value["env"], child(pointer, "env"));
+        }
+        if (value.contains("workers")) {
+            s.workers = workers(value["workers"], child(pointer, "workers"));
+        }
+        if (value.contains("headers")) {
+            const std::string at = child(pointer, "headers");
+            if (!value["headers"].is_array()) {
+                fail(at, "must be an array");
+            }
+            for (std::size_t i = 0; i < value["headers"].size(); ++i) {
+                s.headers.push_back(header(value["headers"][i], child(at, i)));
+            }
+        }
+        if (value.contains("respond")) {
+            const std::string at = child(pointer, "respond");
+            if (!value["respond"].is_array()) {
+                fail(at, "must be an array");
+            }
+            for (std::size_t i = 0; i < value["respond"].size(); ++i) {
+                s.responds.push_back(respond(value["respond"][i], child(at, i)));
+            }
+        }
+        if (value.contains("access_log")) {
+            s.access_log = boolean(value["access_log"], child(pointer, "access_log"));
+        }
+        if (!s.php && !s.file_server && s.responds.empty()) {
+            fail(pointer, "the site serves nothing: enable php or file_server, or add respond");
+        }
+        return s;
+    }
+
+    void http(const json& value, const std::string& pointer, server_config& config) const {
+        object(value, pointer,
+               {"io_threads", "max_connections", "max_header_size", "max_body_size",
+                "body_memory_size", "timeouts"});
+        http_limits& limits = config.limits;
+        if (value.contains("io_threads")) {
+            config.io_threads = integer(value["io_threads"], child(pointer, "io_threads"), 1, 1024);
+        }
+        if (value.contains("max_connections")) {
+            limits.max_connections =
+                integer(value["max_connections"], child(pointer, "max_connections"), 1, 10'000'000);
+        }
+        if (value.contains("max_header_size")) {
+            limits.max_header_size =
+                size(value["max_header_size"], child(pointer, "max_header_size"));
+            if (limits.max_header_size == 0) {
+                fail(child(pointer, "max_header_size"), "size must be above 0");
+            }
+        }
+        if (value.contains("max_body_size")) {
+            limits.max_body_size = size(value["max_body_size"], child(pointer, "max_body_size"));
+        }
+        if (value.contains("body_memory_size")) {
+            limits.body_memory_size =
+                size(value["body_memory_size"], child(pointer, "body_memory_size"));
+        }
+        if (value.contains("timeouts")) {
+            const std::string at = child(pointer, "timeouts");
+            const json& t =
+                object(value["timeouts"], at, {"read_header", "read_body", "write", "idle"});
+            const std::pair<const char*, std::chrono::milliseconds*> fields[] = {
+                {"read_header", &limits.read_header_timeout},
+                {"read_body", &limits.read_body_timeout},
+                {"write", &limits.write_timeout},
+                {"idle", &limits.idle_timeout}};
+            for (const auto& [key, target] : fields) {
+                if (t.contains(key)) {
+                    *target = duration(t[key], child(at, key));
+                }
+            }
+        }
+    }
+
+    void php(const json& value, const std::string& pointer, server_config& config) const {
+        object(value, pointer,
+               {"num_threads", "max_wait_time", "max_queue", "ini_file", "ini", "workers",
+                "worker_restart_grace"});
+        if (value.contains("num_threads")) {
+            config.num_threads =
+                integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
+        }
+        if (value.contains("max_wait_time")) {
+            config.max_wait_time =
+                duration(value["max_wait_time"], child(pointer, "max_wait_time"));
+        }
+        if (value.contains("max_queue")) {
+            config.max_queue =
+                integer(value["max_queue"], child(pointer, "max_queue"), 1, 1'000'000);
+        }
+        if (value.contains("ini_file")) {
+            config.php_ini_file = string(value["ini_file"], child(pointer, "ini_file"));
+        }
+        if (value.contains("ini")) {
+            config.php_ini = pairs(value["ini"], child(pointer, "ini"));
+        }
+        if (value.contains("workers")) {
+            config.workers = workers(value["workers"], child(pointer, "workers"));
+        }
+        if (value.contains("worker_restart_grace")) {
+            config.worker_restart_grace =
+                duration(value["worker_restart_grace"], child(pointer, "worker_restart_grace"));
+        }
+    }
+
+    void log(const json& value, const std::string& pointer, server_config& config) const {
+        object(value, pointer, {"level", "format"});
+        if (value.contains("level")) {
+            config.log_level = string(value["level"], child(pointer, "level"));
+            constexpr std::string_view levels[] = {"trace", "debug", "info", "warn", "error"};
+            if (std::find(std::begin(levels), std::end(levels), config.log_level) ==
+                std::end(levels)) {
+                fail(child(pointer, "level"), "unknown log level \"" + config.log_level +
+                                                  "\" (use trace, debug, info, warn or error)");
+            }
+        }
+        if (value.contains("format")) {
+            config.log_format = string(value["format"], child(pointer, "format"));
+            if (config.log_format != "console" && config.log_format != "json") {
+                fail(child(pointer, "format"),
+                     "unknown log format \"" + config.log_format + "\" (use console or json)");
+            }
+        }
+    }
+
+  private:
+    const std::string& file_;
+    const source_map& sources_;
+};
+
+}  // namespace
+
+std::string pointer_child(const std::string& pointer, std::string_view key) {
+    std::string out = pointer + "/";
+    for (char c : key) {
+        if (c == '~') {
+            out += "~0";
+        } else if (c == '/') {
+            out += "~1";
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+config_error located_error(const source_location& where, const std::string& message) {
+    if (where.line > 0) {
+        return config_error(message, where.file, where.line);
+    }
+    if (!where.file.empty()) {
+        return config_error(where.pointer.empty() ? message : where.pointer + ": " + message,
+                            where.file, 0);
+    }
+    return config_error(message);
+}
+
+server_config config_from_json(const json& document, const std::string& file,
+                               const source_map& sources) {
+    const document_reader reader(file, sources);
+    reader.object(document, "", {"log", "grace_period", "http", "php", "env", "sites"});
+    server_config config;
+    if (document.contains("log")) {
+        reader.log(document["log"], "/log", config);
+    }
+    if (document.contains("grace_period")) {
+        config.grace_period = reader.duration(document["grace_period"], "/grace_period");
+    }
+    if (document.contains("http")) {
+        reader.http(document["http"], "/http", config);
+    }
+    if (document.contains("php")) {
+        reader.php(document["php"], "/php", config);
+    }
+    if (document.contains("env")) {
+        config.env = reader.env(document["env"], "/env");
+    }
+    if (!document.contains("sites") || !document["sites"].is_array() || document["sites"].empty()) {
+        reader.fail("/sites", "the configuration has no site (\"sites\": [{...}])");
+    }
+    config.sites.clear();
+    for (std::size_t i = 0; i < document["sites"].size(); ++i) {
+        config.sites.push_back(reader.site(document["sites"][i], child("/sites", i)));
+    }
+    return config;
+}
+
+json read_json_file(const std::string& text, const std::string& file) {
+    try {
+        return json::parse(text);
+    } catch (const json::parse_error& e) {
+        // e.what() is "[json.exception.parse_error.101] parse error at line 3, column 5: ...";
+        // keep the reason and give the line the way every other config error does.
+        std::string message = e.what();
+        if (const std::size_t at = message.find(": "); at != std::string::npos) {
+            message.erase(0, at + 2);
+        }
+        const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        const auto line = static_cast<std::size_t>(
+            std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(end), '\n'));
+        throw config_error(message, file, line + 1);
+    }
+}
+
+}  // namespace spindle::config

@@ -1,0 +1,44 @@
+#include "server/site_selector.hpp"
+
+#include <boost/beast/core/string.hpp>
+
+namespace spindle::server {
+
+namespace {
+
+// "*.example.com" answers "a.example.com", not "example.com" nor "a.b.example.com" (Caddy).
+bool wildcard_matches(std::string_view pattern, std::string_view host) noexcept {
+    if (!pattern.starts_with("*.")) {
+        return false;
+    }
+    const std::size_t dot = host.find('.');
+    return dot != std::string_view::npos && dot > 0 &&
+           boost::beast::iequals(host.substr(dot), pattern.substr(1));
+}
+
+}  // namespace
+
+const site_context* select_site(const std::vector<const site_context*>& sites,
+                                std::string_view host) noexcept {
+    if (sites.size() == 1 && sites.front()->hosts.empty()) {
+        return sites.front();
+    }
+    const site_context* wildcard = nullptr;
+    const site_context* any_host = nullptr;
+    for (const site_context* site : sites) {
+        if (site->hosts.empty()) {
+            any_host = any_host != nullptr ? any_host : site;
+        }
+        for (const std::string& name : site->hosts) {
+            if (boost::beast::iequals(name, host)) {
+                return site;
+            }
+            if (wildcard == nullptr && wildcard_matches(name, host)) {
+                wildcard = site;
+            }
+        }
+    }
+    return wildcard != nullptr ? wildcard : any_host;
+}
+
+}  // namespace spindle::server

@@ -1,0 +1,469 @@
+#include "config/caddyfile_adapter.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "config/config_error.hpp"
+#include "config/json_config.hpp"
+#include "config/resolve_config.hpp"
+
+// Every Caddyfile mistake must stop the start with one message that names the file and the
+// line to fix. These tests pin the whole message: a change of wording is a change users see.
+
+namespace spindle::config {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<std::string> test_env(const std::string& name) {
+    if (name == "APP_ENV") {
+        return "prod";
+    }
+    return std::nullopt;
+}
+
+std::string no_imports(const std::string& path) {
+    throw config_error("cannot read", path, 0);
+}
+
+/// Adapts `text` as the file "Caddyfile" and checks the document the way `spindle validate`
+/// does, without the filesystem checks.
+server_config load(const std::string& text) {
+    const adapted_caddyfile adapted = adapt_caddyfile(text, "Caddyfile", test_env, no_imports);
+    return config_from_json(adapted.document, "Caddyfile", adapted.sources);
+}
+
+/// The what() of the config_error that loading `text` throws; fails the test if none.
+std::string error_of(const std::string& text) {
+    try {
+        load(text);
+    } catch (const config_error& error) {
+        return error.what();
+    }
+    ADD_FAILURE() << "no config_error for:\n" << text;
+    return {};
+}
+
+/// `directives` inside a site block on :8080, from line 2 on.
+std::string site(const std::string& directives) {
+    return ":8080 {\n" + directives + "}\n";
+}
+
+/// A global options block holding `options` (from line 2 on), then a site that serves PHP.
+std::string global(const std::string& options) {
+    return "{\n" + options + "}\n:8080 {\n\tphp_server\n}\n";
+}
+
+// --- unknown names ---------------------------------------------------------------------------
+
+TEST(CaddyfileErrors, UnknownGlobalOption) {
+    EXPECT_EQ(error_of(global("\tacme_ca https://acme.example\n")),
+              "Caddyfile:2: unknown global option \"acme_ca\"");
+}
+
+TEST(CaddyfileErrors, UnknownFrankenphpOption) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_thread 4\n\t}\n")),
+              "Caddyfile:3: unknown frankenphp option \"num_thread\"");
+}
+
+TEST(CaddyfileErrors, UnknownServersOptionAndTimeout) {
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tprotocols h1 h2\n\t}\n")),
+              "Caddyfile:3: unknown servers option \"protocols\"");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttimeouts {\n\t\t\tread 5s\n\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown timeout \"read\" (use read_header, read_body, write or idle)");
+}
+
+TEST(CaddyfileErrors, UnknownLogOption) {
+    EXPECT_EQ(error_of(global("\tlog {\n\t\tinclude http.log.access\n\t}\n")),
+              "Caddyfile:3: unknown log option \"include\"");
+}
+
+TEST(CaddyfileErrors, UnknownDirectiveInSite) {
+    EXPECT_EQ(error_of(site("\tphp_server\n\treverse_proxy localhost:9000\n")),
+              "Caddyfile:3: unknown directive \"reverse_proxy\"");
+}
+
+TEST(CaddyfileErrors, UnknownPhpServerOption) {
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tfastcgi 127.0.0.1:9000\n\t}\n")),
+              "Caddyfile:3: unknown php_server option \"fastcgi\"");
+    // file_server is a php_server option only.
+    EXPECT_EQ(error_of(site("\tphp {\n\t\tfile_server off\n\t}\n")),
+              "Caddyfile:3: unknown php option \"file_server\"");
+}
+
+TEST(CaddyfileErrors, UnknownWorkerOption) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\tthreads "
+                              "4\n\t\t}\n\t}\n")),
+              "Caddyfile:5: unknown worker option \"threads\"");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\tcount "
+                            "2\n\t\t}\n\t}\n")),
+              "Caddyfile:5: unknown worker option \"count\"");
+}
+
+TEST(CaddyfileErrors, FileServerBrowseIsRefused) {
+    EXPECT_EQ(error_of(site("\tfile_server browse\n")),
+              "Caddyfile:2: file_server browse: not supported (directory listings are never "
+              "served)");
+    EXPECT_EQ(error_of(site("\tfile_server {\n\t\thide .git\n\t}\n")),
+              "Caddyfile:3: file_server: unknown option \"hide\"");
+}
+
+// --- argument counts -------------------------------------------------------------------------
+
+TEST(CaddyfileErrors, WrongArgumentCounts) {
+    EXPECT_EQ(error_of(site("\troot\n\tphp_server\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'root'");
+    EXPECT_EQ(error_of(site("\troot * /srv extra\n\tphp_server\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'extra'");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_threads 4 8\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after '8'");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker a.php 2 3\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after '3'");
+    EXPECT_EQ(error_of(global("\tgrace_period\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after "
+              "'grace_period'");
+    EXPECT_EQ(error_of(global("\tdebug on\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'on'");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader X-A b c\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'c'");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'header'");
+    EXPECT_EQ(error_of(site("\trespond /a \"body\" 200 extra\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'extra'");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tenv\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'env'");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tenv A b c\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'c'");
+    EXPECT_EQ(error_of(site("\ttry_files\n\tphp_server\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'try_files'");
+    EXPECT_EQ(error_of(site("\tbind\n\tphp_server\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'bind'");
+    EXPECT_EQ(error_of(site("\tphp_server extra\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'extra'");
+}
+
+TEST(CaddyfileErrors, EnvWithoutValue) {
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tenv APP_ENV\n\t}\n")),
+              "Caddyfile:3: env APP_ENV: missing value (write \"\" for an empty one)");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\tenv "
+                              "QUEUE\n\t\t}\n\t}\n")),
+              "Caddyfile:5: env QUEUE: missing value (write \"\" for an empty one)");
+    // An unset placeholder leaves no token behind, so the value is missing too.
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tenv SECRET {$UNSET_SECRET}\n\t}\n")),
+              "Caddyfile:3: env SECRET: missing value (write \"\" for an empty one)");
+}
+
+TEST(CaddyfileErrors, PhpIniWithoutValue) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tphp_ini memory_limit\n\t}\n")),
+              "Caddyfile:3: php_ini memory_limit: missing value");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tphp_ini {\n\t\t\tmemory_limit\n\t\t}\n\t}\n")),
+              "Caddyfile:4: php_ini memory_limit: missing value");
+}
+
+TEST(CaddyfileErrors, WorkerWithoutFile) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker {\n\t\t\tnum 2\n\t\t}\n\t}\n")),
+              "Caddyfile:3: worker: no file given");
+}
+
+// --- values ----------------------------------------------------------------------------------
+
+TEST(CaddyfileErrors, BadDurationNamesTheCaddyfileLine) {
+    // Checked by config_from_json, located through the source map.
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_wait_time 5x\n\t}\n")),
+              "Caddyfile:3: max_wait_time: invalid duration \"5x\": unknown unit \"x\" (use "
+              "ns, us, ms, s, m, h or d)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttimeouts {\n\t\t\tidle 30\n\t\t}\n\t}\n")),
+              "Caddyfile:4: idle: invalid duration \"30\": missing unit (use ns, us, ms, s, m, "
+              "h or d, e.g. \"30s\")");
+    EXPECT_EQ(error_of(global("\tgrace_period soon\n")),
+              "Caddyfile:2: grace_period: invalid duration \"soon\": expected a number");
+}
+
+TEST(CaddyfileErrors, BadSize) {
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tmax_header_size 16QB\n\t}\n")),
+              "Caddyfile:3: max_header_size: invalid size \"16QB\": unknown unit \"QB\" (use B, "
+              "KB, KiB, MB, MiB, GB, GiB, TB or TiB)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tmax_header_size 0\n\t}\n")),
+              "Caddyfile:3: max_header_size: size must be above 0");
+}
+
+TEST(CaddyfileErrors, BadNumbers) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_threads many\n\t}\n")),
+              "Caddyfile:3: num_threads: \"many\" is not a whole number");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_threads 0\n\t}\n")),
+              "Caddyfile:3: num_threads: must be an integer from 1 to 4096");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_threads -2\n\t}\n")),
+              "Caddyfile:3: num_threads: \"-2\" is not a whole number");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker a.php two\n\t}\n")),
+              "Caddyfile:3: worker: \"two\" is not a thread count");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker a.php 0\n\t}\n")),
+              "Caddyfile:3: num: must be an integer from 1 to 4096");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\tmax_requests "
+                            "-1\n\t\t}\n\t}\n")),
+              "Caddyfile:5: max_requests: \"-1\" is not a whole number");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile "
+                            "a.php\n\t\t\tmax_consecutive_failures never\n\t\t}\n\t}\n")),
+              "Caddyfile:5: max_consecutive_failures: \"never\" is not a whole number or -1");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile "
+                            "a.php\n\t\t\tmax_consecutive_failures 0\n\t\t}\n\t}\n")),
+              "Caddyfile:5: max_consecutive_failures: must be -1 (never give up) or an integer "
+              "from 1 to 1000");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tmax_connections 0\n\t}\n")),
+              "Caddyfile:3: max_connections: must be an integer from 1 to 10000000");
+}
+
+TEST(CaddyfileErrors, BadLogLevelAndFormat) {
+    EXPECT_EQ(error_of(global("\tlog {\n\t\tlevel verbose\n\t}\n")),
+              "Caddyfile:3: level: unknown log level \"verbose\" (use trace, debug, info, warn or "
+              "error)");
+    EXPECT_EQ(error_of(global("\tlog {\n\t\tformat logfmt\n\t}\n")),
+              "Caddyfile:3: format: unknown log format \"logfmt\" (use console or json)");
+    EXPECT_EQ(error_of(global("\tlog {\n\t\toutput file /var/log/spindle.log\n\t}\n")),
+              "Caddyfile:3: log output: only stderr is supported");
+    EXPECT_EQ(error_of(global("\tlog {\n\t\toutput stdout\n\t}\n")),
+              "Caddyfile:3: log output: only stderr is supported");
+    EXPECT_EQ(error_of(global("\tlog access {\n\t\tlevel info\n\t}\n")),
+              "Caddyfile:2: log: named loggers are not supported; use one log block");
+}
+
+TEST(CaddyfileErrors, BadPathsAndNames) {
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\tmatch "
+                            "api\n\t\t}\n\t}\n")),
+              "Caddyfile:5: path pattern \"api\" must start with '/' or '*'");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\ttry_files {path} index.php\n\t}\n")),
+              "Caddyfile:3: try_files: \"index.php\" must start with '/', '{path}' or '='");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tindex public/index.php\n\t}\n")),
+              "Caddyfile:3: index: index \"public/index.php\" must be a file name, e.g. "
+              "index.php");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tindex off\n\t}\n")),
+              "Caddyfile:3: index off: not supported; php_server needs an index file");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tsplit php\n\t}\n")),
+              "Caddyfile:3: split: \"php\" is not an extension");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tenv A=B c\n\t}\n")),
+              "Caddyfile:3: A=B: an environment name cannot contain NUL or '='");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader \"Bad Name\" x\n")),
+              "Caddyfile:3: name: \"Bad Name\" is not a header name");
+}
+
+// --- site addresses --------------------------------------------------------------------------
+
+TEST(CaddyfileErrors, BadPortInSiteAddress) {
+    EXPECT_EQ(error_of(":99999 {\n\tphp_server\n}\n"),
+              "Caddyfile:1: site address \":99999\": \"99999\" is not a port");
+    EXPECT_EQ(error_of("example.test:http {\n\tphp_server\n}\n"),
+              "Caddyfile:1: site address \"example.test:http\": \"http\" is not a port");
+    EXPECT_EQ(error_of("{\n\thttp_port 0\n}\nexample.test {\n\tphp_server\n}\n"),
+              "Caddyfile:2: http_port: \"0\" is not a port");
+}
+
+TEST(CaddyfileErrors, HttpsAndOtherSchemesAreRefused) {
+    EXPECT_EQ(error_of("https://example.test {\n\tphp_server\n}\n"),
+              "Caddyfile:1: site address \"https://example.test\": HTTPS is not supported yet; "
+              "use http:// and terminate TLS in front");
+    EXPECT_EQ(error_of("ws://example.test {\n\tphp_server\n}\n"),
+              "Caddyfile:1: site address \"ws://example.test\": unknown scheme (use http://)");
+    EXPECT_EQ(error_of("example.test:8080/app {\n\tphp_server\n}\n"),
+              "Caddyfile:1: site address \"example.test:8080/app\": a path in a site address is "
+              "not supported");
+}
+
+TEST(CaddyfileErrors, AddressesThatCannotShareABlock) {
+    // One site answers every host on every port of its block; Caddy answers only the pairs
+    // written, so these would answer more than asked.
+    EXPECT_EQ(error_of("a.test:8080, b.test:9090 {\n\tphp_server\n}\n"),
+              "Caddyfile:1: site addresses \"a.test:8080\" and \"b.test:9090\" cannot share a "
+              "block: a block answers each of its hosts on each of its ports; give them separate "
+              "blocks");
+    EXPECT_EQ(error_of("a.test:8080,\n:9090 {\n\tphp_server\n}\n"),
+              "Caddyfile:2: site addresses \"a.test:8080\" and \":9090\" cannot share a block: one "
+              "answers any host, the other only its own; give them separate blocks");
+}
+
+// --- refused directives ----------------------------------------------------------------------
+
+TEST(CaddyfileErrors, EncodeIsRefused) {
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode zstd gzip\n")),
+              "Caddyfile:3: encode: response compression is not supported yet; remove it (a "
+              "proxy in front can compress)");
+}
+
+TEST(CaddyfileErrors, TlsIsRefused) {
+    EXPECT_EQ(error_of(site("\ttls internal\n\tphp_server\n")),
+              "Caddyfile:2: tls: HTTPS is not supported yet; terminate TLS in front of Spindle");
+    EXPECT_EQ(error_of(global("\tauto_https disable_redirects\n")),
+              "Caddyfile:2: auto_https: only \"off\" is supported (there is no HTTPS yet)");
+}
+
+TEST(CaddyfileErrors, AdminWithAnAddressIsRefused) {
+    EXPECT_EQ(error_of(global("\tadmin localhost:2019\n")),
+              "Caddyfile:2: admin: the admin endpoint is not available yet; use \"admin off\"");
+}
+
+TEST(CaddyfileErrors, NamedMatchersAreRefused) {
+    EXPECT_EQ(error_of(site("\t@api path /api/*\n\tphp_server\n")),
+              "Caddyfile:2: named matchers (@api) are not supported");
+    EXPECT_EQ(error_of(site("\trespond @api 404\n")),
+              "Caddyfile:2: named matchers (@api) are not supported");
+    EXPECT_EQ(error_of(site("\tphp_server /api/*\n")),
+              "Caddyfile:2: php_server: matcher \"/api/*\" is not supported (only * or none: it "
+              "applies to the whole site)");
+    EXPECT_EQ(error_of(site("\troot /api/* /srv\n\tphp_server\n")),
+              "Caddyfile:2: root: matcher \"/api/*\" is not supported (only *)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader /api/* X-A b\n")),
+              "Caddyfile:3: header: matcher \"/api/*\" is not supported (only * or none)");
+}
+
+TEST(CaddyfileErrors, UnsupportedFeaturesSayWhatToDoInstead) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_threads 64\n\t}\n")),
+              "Caddyfile:3: max_threads: thread autoscaling is not supported; the pool has "
+              "num_threads threads");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\twatch\n\t\t}"
+                            "\n\t}\n")),
+              "Caddyfile:5: watch: reloading workers on file changes is not supported; send "
+              "SIGUSR1 to restart them");
+    EXPECT_EQ(error_of(global("\tservers :443 {\n\t\tmax_header_size 1MB\n\t}\n")),
+              "Caddyfile:2: servers: options per listener address are not supported; give them "
+              "without an address");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader ?Cache-Control no-cache\n")),
+              "Caddyfile:3: header ?Cache-Control: the ? and > forms are not supported");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tlog access\n")),
+              "Caddyfile:3: log: named loggers are not supported");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\toutput file access.log\n\t}\n")),
+              "Caddyfile:4: log: only \"output stderr\" is supported in a site's log");
+}
+
+TEST(CaddyfileErrors, HeaderThatFramesTheResponse) {
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader Content-Length 0\n")),
+              "Caddyfile:3: name: Content-Length frames the response and cannot be changed");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader {\n\t\t-Transfer-Encoding\n\t}\n")),
+              "Caddyfile:4: name: Transfer-Encoding frames the response and cannot be changed");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader -X-A b\n")),
+              "Caddyfile:3: header -X-A: a removal takes no value");
+    EXPECT_EQ(error_of(site("\tphp_server\n\theader X-A\n")),
+              "Caddyfile:3: header X-A: missing value");
+}
+
+TEST(CaddyfileErrors, RespondWithBadStatus) {
+    EXPECT_EQ(error_of(site("\trespond \"gone\" 4100\n")),
+              "Caddyfile:2: respond: \"4100\" is not a status code");
+    EXPECT_EQ(error_of(site("\trespond /old \"moved\" abc\n")),
+              "Caddyfile:2: respond: \"abc\" is not a status code");
+    EXPECT_EQ(error_of(site("\trespond \"early\" 099\n")),
+              "Caddyfile:2: status: must be an integer from 100 to 999");
+    EXPECT_EQ(error_of(site("\trespond 200 {\n\t\tclose\n\t}\n")),
+              "Caddyfile:3: respond: unknown option \"close\"");
+}
+
+TEST(CaddyfileErrors, SiteWithNoHandler) {
+    EXPECT_EQ(error_of("example.test:8080 {\n\troot * /srv/app\n}\n"),
+              "Caddyfile:1: the site serves nothing: enable php or file_server, or add respond");
+}
+
+TEST(CaddyfileErrors, NoSiteAtAll) {
+    EXPECT_EQ(error_of("{\n\tfrankenphp {\n\t\tnum_threads 4\n\t}\n}\n"),
+              "Caddyfile: the Caddyfile has no site block (e.g. \":8080 { php_server }\")");
+    EXPECT_EQ(error_of("# only a comment\n"),
+              "Caddyfile: the Caddyfile has no site block (e.g. \":8080 { php_server }\")");
+    EXPECT_EQ(error_of(""),
+              "Caddyfile: the Caddyfile has no site block (e.g. \":8080 { php_server }\")");
+}
+
+TEST(CaddyfileErrors, SyntaxErrorsReachTheCaller) {
+    EXPECT_EQ(error_of(":8080 {\n\tphp_server\n"), "Caddyfile:1: unclosed '{': missing '}'");
+}
+
+// --- checks against the machine (resolve_config) ---------------------------------------------
+
+/// A fresh directory with an app in it: public/index.php and worker.php.
+class CaddyfileResolveErrors : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        static std::atomic<int> counter{0};
+        dir_ = fs::temp_directory_path() / ("spindle-config-test-" + std::to_string(getpid()) +
+                                            "-" + std::to_string(counter++));
+        fs::create_directories(dir_ / "public");
+        dir_ = fs::canonical(dir_);
+        std::ofstream(dir_ / "public/index.php") << "<?php echo 'hi';\n";
+        std::ofstream(dir_ / "worker.php") << "<?php\n";
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    /// what() of the error that loading and resolving `text` throws; "" when none.
+    std::string resolve_error(const std::string& text, std::size_t cores = 4) {
+        try {
+            server_config config = load(text);
+            resolve_config(config, cores);
+        } catch (const config_error& error) {
+            return error.what();
+        }
+        ADD_FAILURE() << "no config_error for:\n" << text;
+        return {};
+    }
+
+    std::string path(const std::string& relative) const { return (dir_ / relative).string(); }
+
+    fs::path dir_;
+};
+
+TEST_F(CaddyfileResolveErrors, MissingRootNamesTheSite) {
+    EXPECT_EQ(resolve_error("\n:8080 {\n\troot * " + path("missing") + "\n\tphp_server\n}\n"),
+              "Caddyfile:2: document root " + path("missing") + " is not a readable directory");
+    // A file is no root either.
+    EXPECT_EQ(resolve_error(":8080 {\n\troot * " + path("worker.php") + "\n\tphp_server\n}\n"),
+              "Caddyfile:1: document root " + path("worker.php") + " is not a readable directory");
+}
+
+TEST_F(CaddyfileResolveErrors, MissingWorkerFileNamesTheWorkerLine) {
+    EXPECT_EQ(resolve_error(":8080 {\n\troot * " + path("public") +
+                            "\n\tphp_server {\n\t\tworker " + path("nope.php") + " 2\n\t}\n}\n"),
+              "Caddyfile:4: worker file " + path("nope.php") + " does not exist");
+    EXPECT_EQ(resolve_error("{\n\tfrankenphp {\n\t\tworker {\n\t\t\tfile gone.php\n\t\t}\n\t}\n}"
+                            "\n:8080 {\n\troot * " +
+                            path("public") + "\n\tphp_server\n}\n"),
+              "Caddyfile:3: worker file gone.php does not exist");
+}
+
+TEST_F(CaddyfileResolveErrors, TwoSitesForTheSameHostAndPort) {
+    const std::string root = path("public");
+    EXPECT_EQ(resolve_error("a.test:8080 {\n\troot * " + root + "\n\tphp_server\n}\n" +
+                            "http://a.test:8080 {\n\troot * " + root + "\n\tfile_server\n}\n"),
+              "Caddyfile:5: another site already answers host a.test on :8080");
+    EXPECT_EQ(resolve_error(":8080 {\n\troot * " + root + "\n\tphp_server\n}\n" +
+                            ":8080 {\n\troot * " + root + "\n\trespond 404\n}\n"),
+              "Caddyfile:5: another site already answers any host on :8080");
+}
+
+TEST_F(CaddyfileResolveErrors, WorkerDeclaredTwice) {
+    EXPECT_EQ(
+        resolve_error(":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\tworker " +
+                      path("worker.php") + " 1\n\t\tworker " + path("worker.php") + " 1\n\t}\n}\n"),
+        "Caddyfile:5: worker " + path("worker.php") + " is declared twice");
+}
+
+TEST_F(CaddyfileResolveErrors, TooFewThreadsForTheWorkers) {
+    EXPECT_EQ(resolve_error("{\n\tfrankenphp {\n\t\tnum_threads 4\n\t}\n}\n:8080 {\n\troot * " +
+                            path("public") + "\n\tphp_server {\n\t\tworker " + path("worker.php") +
+                            " 4\n\t}\n}\n"),
+              "num_threads 4 leaves no thread for classic scripts: the workers take 4; give at "
+              "least 5");
+}
+
+TEST_F(CaddyfileResolveErrors, AValidFileResolves) {
+    server_config config = load(":8080 {\n\troot * " + path("public") +
+                                "\n\tphp_server {\n\t\tworker ../worker.php 2\n\t}\n}\n");
+    resolve_config(config, 4);
+    ASSERT_EQ(config.sites.size(), 1u);
+    EXPECT_EQ(config.sites[0].root, path("public"));
+    // A relative worker file not found from the current directory is looked up under the root.
+    EXPECT_EQ(config.sites[0].workers.at(0).file, path("worker.php"));
+    EXPECT_EQ(config.num_threads, 8u);
+}
+
+}  // namespace
+}  // namespace spindle::config
