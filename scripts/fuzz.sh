@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Fuzzes the Caddyfile front end (lexer, parser, dispenser, adapter, JSON validation) with libFuzzer for N seconds
-# (default 30). It builds in its own clang build dir, build-fuzz (the gcc build in build/ is not
-# touched), against the same cached libphp as scripts/setup.sh. The fuzzer works on a copy of
-# the committed seed corpus in build-fuzz/corpus/, which keeps what earlier runs found. Exits
-# non-zero when the fuzzer finds a crash; the input that caused it is left as
-# build-fuzz/crash-* (rerun: build-fuzz/tests/fuzz/caddyfile_fuzz build-fuzz/crash-...).
+# Fuzzes, with libFuzzer, N seconds per target (default 30): caddyfile_fuzz (the Caddyfile
+# front end: lexer, parser, dispenser, adapter, JSON validation) and path_fuzz (the router's
+# path normalisation and resolution). It builds in its own clang build dir, build-fuzz (the gcc
+# build in build/ is not touched), against the same cached libphp as scripts/setup.sh. Each
+# target works on a copy of its committed seed corpus in build-fuzz/corpus/, which keeps what
+# earlier runs found. Exits non-zero when a fuzzer finds a crash; the input is left as
+# build-fuzz/TARGET-crash-* (rerun: build-fuzz/tests/fuzz/TARGET build-fuzz/TARGET-crash-...).
+# Longer runs: scripts/fuzz.sh 3600.
 #   scripts/fuzz.sh        scripts/fuzz.sh 600
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,18 +25,25 @@ done
 prefix=$(scripts/build-php.sh | tail -n1)
 
 build_dir=${BUILD_DIR:-build-fuzz}
-echo "[fuzz] building the fuzz target in $build_dir" >&2
+echo "[fuzz] building the fuzz targets in $build_dir" >&2
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DPHP_CONFIG="$prefix/bin/php-config" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINDLE_FUZZ=ON -DSPINDLE_BUILD_TESTS=OFF >&2
-cmake --build "$build_dir" --target caddyfile_fuzz -j"$(nproc)" >&2
+cmake --build "$build_dir" --target caddyfile_fuzz path_fuzz -j"$(nproc)" >&2
 
-corpus="$build_dir/corpus/caddyfile"
-mkdir -p "$corpus"
-cp tests/fuzz/corpus/caddyfile/* "$corpus"/
+run() {  # run TARGET CORPUS-NAME SEED-DIR...
+  local target=$1 corpus="$build_dir/corpus/$2"
+  shift 2
+  mkdir -p "$corpus"
+  for seeds in "$@"; do
+    find "$seeds" -maxdepth 1 -type f -exec cp {} "$corpus"/ \;
+  done
+  echo "[fuzz] $target for ${seconds}s over $corpus" >&2
+  # -timeout: an input taking seconds means a blow-up (imports are capped far below it).
+  "$build_dir/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 \
+    -artifact_prefix="$build_dir/$target-" "$corpus"
+}
+
 # The golden-test Caddyfiles are realistic seeds that reach deep into the adapter.
-cp tests/fixtures/config/*.Caddyfile "$corpus"/
-echo "[fuzz] running for ${seconds}s over $corpus" >&2
-# -timeout: an input taking seconds means a blow-up (imports are capped to stay far below it).
-"$build_dir/tests/fuzz/caddyfile_fuzz" -max_total_time="$seconds" -timeout=10 \
-  -artifact_prefix="$build_dir/" "$corpus"
-echo "[fuzz] no crash in ${seconds}s" >&2
+run caddyfile_fuzz caddyfile tests/fuzz/corpus/caddyfile tests/fixtures/config
+run path_fuzz path tests/fuzz/corpus/path
+echo "[fuzz] no crash in ${seconds}s per target" >&2

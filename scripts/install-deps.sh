@@ -15,8 +15,8 @@ packages=(
   # Spindle itself
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev
-  # integration tests
-  python3 python3-pytest curl wrk procps
+  # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml
+  python3 python3-pytest python3-yaml curl wrk procps
 )
 
 missing=()

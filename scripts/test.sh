@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 CMAKE_ARGS="-DSPINDLE_WERROR=ON ${CMAKE_ARGS:-}" scripts/setup.sh
 scripts/check-format.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2
+scripts/check-docker.sh
 if [[ ${FUZZ_SECONDS:-30} != 0 ]]; then
   scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 fi

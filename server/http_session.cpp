@@ -12,6 +12,7 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
+#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -39,6 +40,8 @@ namespace {
 
 // Bytes accepted in the read buffer beyond the header limit (pipelined requests, body start).
 constexpr std::size_t read_buffer_slack = 16 * 1024;
+// Header fields in one request; more -> 431 (browsers send about 20).
+constexpr std::size_t max_header_fields = 256;
 
 std::shared_ptr<spdlog::logger> log() {
     return spdlog::get("server");
@@ -73,13 +76,42 @@ bool is_forwardable_header_name(std::string_view name) {
 
 // Host: reg-name, IPv4 or [IPv6], optional :port. Anything else could smuggle paths or
 // headers into SERVER_NAME.
+// Host = uri-host [":" port] (RFC 9110 7.2): a reg-name of letters, digits, '-', '.', '_',
+// or an IP-literal in brackets, then at most one ':' and digits.
 bool is_valid_host(std::string_view host) {
-    if (host.empty()) {
+    std::string_view name = host;
+    std::string_view port;
+    if (host.starts_with('[')) {
+        const std::size_t close = host.find(']');
+        if (close == std::string_view::npos || close < 2) {
+            return false;
+        }
+        for (char c : host.substr(1, close - 1)) {
+            if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') {
+                return false;
+            }
+        }
+        name = {};
+        port = host.substr(close + 1);
+        if (!port.empty() && !port.starts_with(':')) {
+            return false;
+        }
+    } else if (const std::size_t colon = host.find(':'); colon != std::string_view::npos) {
+        name = host.substr(0, colon);
+        port = host.substr(colon);
+    }
+    if (!port.empty()) {
+        port.remove_prefix(1);  // the ':'; an empty port is allowed (port = *DIGIT)
+        if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
+            return false;
+        }
+    }
+    if (!host.starts_with('[') && name.empty()) {
         return false;
     }
-    for (char c : host) {
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '-' || c == '.' || c == ':' || c == '[' || c == ']' || c == '_';
+    for (char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                        (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
         if (!ok) {
             return false;
         }
@@ -275,6 +307,13 @@ bool http_session::validate_header() {
     }
     if (host_count == 1 && !is_valid_host(req[http::field::host])) {
         respond(400, "invalid Host header", false);
+        return false;
+    }
+
+    // The field count is capped like Apache's LimitRequestFields, so a header block of
+    // thousands of tiny fields cannot turn into thousands of $_SERVER entries per request.
+    if (static_cast<std::size_t>(std::distance(req.begin(), req.end())) > max_header_fields) {
+        respond(431, "too many header fields", false);
         return false;
     }
 
@@ -530,18 +569,18 @@ void http_session::pump_file() {
                     self->stream_.socket().cancel(ignored);
                 }
             });
-            stream_.socket().async_wait(
-                net::ip::tcp::socket::wait_write, [self = shared_from_this()](beast::error_code e) {
-                    self->queue_timer_.cancel();
-                    if (e) {
-                        self->log_access("aborted");
-                        ::close(self->file_fd_);
-                        self->file_fd_ = -1;
-                        self->do_close();
-                        return;
-                    }
-                    self->pump_file();
-                });
+            stream_.socket().async_wait(net::ip::tcp::socket::wait_write,
+                                        [self = shared_from_this()](beast::error_code e) {
+                                            self->queue_timer_.cancel();
+                                            if (e) {
+                                                self->log_access("aborted");
+                                                ::close(self->file_fd_);
+                                                self->file_fd_ = -1;
+                                                self->do_close();
+                                                return;
+                                            }
+                                            self->pump_file();
+                                        });
             return;
         }
         // n == 0: the file shrank under us; or a socket error. The promised length cannot be

@@ -134,6 +134,9 @@ int serve(config::server_config& config) {
 
     // SIGPIPE would kill the process when PHP writes to a closed pipe or socket (fsockopen).
     std::signal(SIGPIPE, SIG_IGN);
+    // Past a file size limit (RLIMIT_FSIZE) a write fails with EFBIG instead of killing the
+    // process: a body spill that cannot grow is one request's 500, like a full disk.
+    std::signal(SIGXFSZ, SIG_IGN);
     sapi::engine engine(
         sapi::engine_options{config.num_threads, config.php_ini_file, config.php_ini, config.env});
     assembly parts(engine, config);

@@ -248,4 +248,14 @@ void pool::fail_startup(std::string reason) {
     boot_cv_.notify_all();
 }
 
+void pool::settle_startup(std::size_t index) {
+    slot& s = *slots_[index];
+    group& g = *groups_[slot_group_[index]];
+    std::lock_guard lock(g.mutex);
+    if (!s.has_booted_) {
+        s.has_booted_ = true;
+        mark_booted();
+    }
+}
+
 }  // namespace spindle::worker

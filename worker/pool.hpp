@@ -96,6 +96,11 @@ class pool {
     /// start() stops and throws `reason`. Slot thread.
     void fail_startup(std::string reason);
 
+    /// Slot `index` stops holding start() up without having booted: a worker told never to
+    /// give up (max_consecutive_failures -1) keeps retrying in the background while the rest
+    /// of the server serves, and its requests wait or get 503. Slot thread.
+    void settle_startup(std::size_t index);
+
     /// Whether start() has returned successfully (any thread).
     bool has_started() const;
 

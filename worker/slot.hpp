@@ -49,7 +49,7 @@ class slot {
     std::atomic<std::uint64_t> requests_served_{0};
     job assigned_;                    ///< pool mutex: the next request for this slot
     std::condition_variable wakeup_;  ///< pool mutex: signalled when assigned_ is set or on stop
-    bool has_booted_ = false;         ///< pool mutex: asked for its first request once
+    bool has_booted_ = false;         ///< pool mutex: counted for start(): booted once, or settled
     std::uint64_t generation_ = 0;    ///< pool mutex: the group's restart generation at boot
     std::thread thread_;              ///< owned by the pool's control thread
 };

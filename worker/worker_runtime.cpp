@@ -83,6 +83,9 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
                                   std::to_string(failures) + " times in a row: " + reason);
                 return context_end::stop;
             }
+            if (policy_.max_consecutive_failures < 0) {
+                host.settle_startup(index);
+            }
             log->warn("slot {}: worker {} failed to start ({} in a row): {}; retrying in {} ms",
                       index, script_.name, failures, reason, backoff.count());
         } else if (restart_requested && !outcome.failed) {

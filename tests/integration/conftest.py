@@ -83,6 +83,12 @@ def pytest_configure(config):
         "classic_only: run only in classic mode (HTTP front end, routing and limits, where a "
         "worker adds nothing, or servers that bring their own worker flags)",
     )
+    config.addinivalue_line(
+        "markers",
+        "zend_allocator: measures PHP's own memory manager (memory_limit, RSS), which the "
+        "sanitizer run replaces with malloc (USE_ZEND_ALLOC=0); scripts/sanitize.sh leaves "
+        "these out",
+    )
 
 
 def pytest_generate_tests(metafunc):
@@ -145,7 +151,7 @@ def parse_log(text):
 class SpindleServer:
     """One running spindle php-server process."""
 
-    def __init__(self, binary, root, args, env, mode, command=None):
+    def __init__(self, binary, root, args, env, mode, command=None, wrapper=()):
         self.binary = binary
         self.root = Path(root)
         self.args = list(args)
@@ -166,8 +172,9 @@ class SpindleServer:
         full_env = {k: v for k, v in os.environ.items() if k not in ("PHPRC", "PHP_INI_SCAN_DIR")}
         full_env.update(env or {})
         if command is not None:
-            # A configuration-file server: `command` follows the binary as it is.
-            self.command = [binary, *command]
+            # A configuration-file server: `command` follows the binary as it is; `wrapper`
+            # (e.g. prlimit) runs it, exec'ing it so the pid stays the server's.
+            self.command = [*wrapper, binary, *command]
         else:
             mode_args = mode_arguments(mode, self.root)
             self.command = [
@@ -425,16 +432,17 @@ def spindle(request, spindle_binary, mode):
 
 @pytest.fixture
 def spindle_run(request, spindle_binary, tmp_path):
-    """Factory: spindle_run(text, name="Caddyfile", env=None, cwd=None) writes a configuration
-    file into a fresh directory and starts `spindle run --config` on it. The configuration must
-    listen on 127.0.0.1 (e.g. `bind 127.0.0.1` and port 0). Checked and stopped like spindle."""
+    """Factory: spindle_run(text, name="Caddyfile", env=None, cwd=None, wrapper=()) writes a
+    configuration file into a fresh directory and starts `spindle run --config` on it. The
+    configuration must listen on 127.0.0.1 (e.g. `bind 127.0.0.1` and port 0). Checked and
+    stopped like spindle."""
     servers = []
 
-    def start(text, name="Caddyfile", env=None, cwd=None, warmup="/"):
+    def start(text, name="Caddyfile", env=None, cwd=None, warmup="/", wrapper=()):
         path = tmp_path / name
         path.write_text(text)
         server = SpindleServer(spindle_binary, Path(cwd or tmp_path), [], env, None,
-                               command=["run", "--config", str(path)])
+                               command=["run", "--config", str(path)], wrapper=wrapper)
         servers.append(server)
         server.wait_ready()
         if warmup is not None:

@@ -128,6 +128,7 @@ def test_max_execution_time_500_and_server_keeps_serving(spindle):
         assert_still_serving(srv)
 
 
+@pytest.mark.zend_allocator
 def test_memory_limit_500(spindle):
     srv = spindle("runtime")
     srv.expect_errors(r"Allowed memory size")

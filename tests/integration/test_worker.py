@@ -451,6 +451,7 @@ def test_200_concurrent_requests_on_four_worker_threads(spindle):
     assert len(boot_ids) == 4, f"expected every worker thread to serve, got {boot_ids}"
 
 
+@pytest.mark.zend_allocator
 def test_memory_stable_over_3000_requests(spindle):
     srv = spindle(APP, *worker("busy_request.php"))
     body = b"field=" + b"v" * 2000 + b"&list[]=1&list[]=2"
