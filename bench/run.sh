@@ -398,7 +398,8 @@ start_spindle() {
     port=$port_classic
   fi
   local root=$apps/$workload
-  "$binary" php-server --root "$root" --listen "127.0.0.1:$port" "${args[@]}" \
+  # Classic and worker servers run side by side: neither takes the admin port (2019).
+  "$binary" php-server --root "$root" --listen "127.0.0.1:$port" --admin off "${args[@]}" \
     2>>"$out/logs/spindle-$mode.log" &
   local pid=$!
   running+=("$pid")

@@ -202,10 +202,9 @@ class adapter {
                 section("log")["level"] = "debug";
                 mark("/log/level", d.current());
             } else if (name == "admin") {
-                if (one_arg(d) != "off") {
-                    throw d.error(
-                        "admin: the admin endpoint is not available yet; use \"admin off\"");
-                }
+                // "off" or an address; config_from_json checks the address.
+                result.document["admin"] = one_arg(d);
+                mark("/admin", d.current());
                 no_block(d, name);
             } else if (name == "grace_period") {
                 result.document["grace_period"] = one_arg(d);

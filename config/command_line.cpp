@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -232,6 +233,21 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.limits.idle_timeout = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.limits.idle_timeout); }},
+    {"admin", '\0', "ADDR|off", "admin endpoint (metrics, status)",
+     [](php_server_args& args, std::string_view value) {
+         if (value == "off") {
+             args.config.admin = std::nullopt;
+             return;
+         }
+         try {
+             args.config.admin = parse_listen_address(value);
+         } catch (const config_error& e) {
+             throw config_error(e.message() + " (or \"off\")");
+         }
+     },
+     [](const server_config& config) {
+         return config.admin ? to_string(*config.admin) : std::string("off");
+     }},
     {"debug", 'v', "", "log at debug level (same as --log-level debug)",
      [](php_server_args& args, std::string_view) { args.config.log_level = "debug"; }, nullptr},
     {"log-level", '\0', "LEVEL", "trace, debug, info, warn or error", set_log_level,

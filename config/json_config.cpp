@@ -495,6 +495,19 @@ class document_reader {
         }
     }
 
+    // "off", or the address the admin endpoint listens on.
+    std::optional<listen_address> admin(const json& value, const std::string& pointer) const {
+        const std::string text = string(value, pointer);
+        if (text == "off") {
+            return std::nullopt;
+        }
+        try {
+            return parse_listen_address(text);
+        } catch (const config_error& e) {
+            fail(pointer, e.message() + " (or \"off\")");
+        }
+    }
+
     void log(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer, {"level", "format"});
         if (value.contains("level")) {
@@ -550,8 +563,12 @@ config_error located_error(const source_location& where, const std::string& mess
 server_config config_from_json(const json& document, const std::string& file,
                                const source_map& sources) {
     const document_reader reader(file, sources);
-    reader.object(document, "", {"log", "grace_period", "http", "php", "env", "sites"});
+    reader.object(document, "", {"admin", "log", "grace_period", "http", "php", "env", "sites"});
     server_config config;
+    if (document.contains("admin")) {
+        config.admin = reader.admin(document["admin"], "/admin");
+        config.admin_origin = reader.where("/admin");
+    }
     if (document.contains("log")) {
         reader.log(document["log"], "/log", config);
     }

@@ -109,6 +109,11 @@ struct server_config {
     /// How long a graceful stop (SIGTERM) waits for in-flight requests.
     std::chrono::milliseconds grace_period{30'000};
     http_limits limits;
+    /// Where the admin endpoint (metrics, /threads, health, status page, worker restarts)
+    /// listens; nullopt: off. Plain HTTP without authentication: keep it on loopback or a
+    /// private network.
+    std::optional<listen_address> admin = listen_address{"127.0.0.1", 2019};
+    source_location admin_origin;  ///< where `admin` was written, for a port in use
     std::string log_level = "info";
     std::string log_format = "console";  ///< or "json": one JSON object per line
 };

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/server_config.hpp"
+#include "server/http_metrics.hpp"
 #include "server/router.hpp"
 
 namespace spindle::worker {
@@ -48,6 +49,7 @@ struct http_context {
     std::atomic<std::size_t> connections{0};       ///< open connections
     std::atomic<std::size_t> active_responses{0};  ///< requests being answered now
     std::atomic<bool> stopping{false};             ///< graceful shutdown: no more keep-alive
+    http_metrics metrics{};                        ///< responses, durations, 503 rejections
 };
 
 }  // namespace spindle::server

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <csignal>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
 
 #include "config/json_config.hpp"
+#include "server/admin_server.hpp"
 #include "server/listener.hpp"
 #include "worker/pool.hpp"
 
@@ -43,12 +46,13 @@ tcp::endpoint resolve_endpoint(const config::listen_address& address) {
 http_server::http_server(const config::server_config& config, std::vector<site_context> sites,
                          worker::pool& pool)
     : config_(config),
-      ioc_(),
       context_{config, std::move(sites), pool},
-      signals_(ioc_, SIGINT, SIGTERM),
-      restart_signals_(ioc_, SIGUSR1),
-      drain_timer_(ioc_),
-      restart_grace_timer_(ioc_) {
+      ioc_(),
+      control_(net::make_strand(ioc_)),
+      signals_(control_, SIGINT, SIGTERM),
+      restart_signals_(control_, SIGUSR1),
+      drain_timer_(control_),
+      restart_grace_timer_(control_) {
     // One listener per distinct address; the sites that list it share it and are told apart
     // by their host names.
     std::vector<config::listen_address> addresses;
@@ -81,36 +85,89 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
             throw;
         }
     }
+    if (config.admin) {
+        try {
+            admin_ = std::make_shared<admin_server>(
+                ioc_, resolve_endpoint(*config.admin), context_,
+                [this]() -> std::optional<std::vector<std::string>> {
+                    if (context_.stopping.load()) {
+                        return std::nullopt;
+                    }
+                    net::post(control_, [this] { restart_workers("POST /workers/restart"); });
+                    std::vector<std::string> names;
+                    for (std::size_t group = 1; group < context_.pool.group_count(); ++group) {
+                        names.push_back(context_.pool.group_name(group));
+                    }
+                    return names;
+                });
+        } catch (const std::system_error& e) {
+            throw config::located_error(config.admin_origin, std::string(e.what()) +
+                                                                 " (set admin to another "
+                                                                 "address, or off)");
+        }
+    }
 }
 
-http_server::~http_server() = default;
+http_server::~http_server() {
+    stop_io();
+}
 
-void http_server::run() {
-    for (auto& l : listeners_) {
-        auto endpoint = l->local_endpoint();
+void http_server::stop_io() {
+    ioc_.stop();
+    for (auto& t : threads_) {
+        if (t.joinable()) {
+            t.join();
+        }
+    }
+    threads_.clear();
+}
+
+void http_server::start() {
+    if (admin_) {
+        auto endpoint = admin_->local_endpoint();
         std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                       : endpoint.address().to_string();
-        spdlog::get("server")->info("listening on http://{}:{}", host, endpoint.port());
-        l->run();
+        spdlog::get("server")->info("admin endpoint on http://{}:{}", host, endpoint.port());
+        admin_->run();
     }
-    signals_.async_wait(
-        [this](const boost::system::error_code& ec, int signal) { on_signal(ec, signal); });
-    restart_signals_.async_wait(
-        [this](const boost::system::error_code& ec, int signal) { on_restart_signal(ec, signal); });
+    net::post(control_, [this] {
+        signals_.async_wait(
+            [this](const boost::system::error_code& ec, int signal) { on_signal(ec, signal); });
+        restart_signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
+            on_restart_signal(ec, signal);
+        });
+    });
 
     std::size_t io_threads = config_.io_threads;
     if (io_threads == 0) {
         io_threads = std::max(1u, std::thread::hardware_concurrency());
     }
-    std::vector<std::thread> threads;
-    threads.reserve(io_threads - 1);
-    for (std::size_t i = 1; i < io_threads; ++i) {
-        threads.emplace_back([this] { ioc_.run(); });
+    threads_.reserve(io_threads);
+    for (std::size_t i = 0; i < io_threads; ++i) {
+        threads_.emplace_back([this] { ioc_.run(); });
     }
-    ioc_.run();
-    for (auto& t : threads) {
+}
+
+void http_server::serve() {
+    net::post(control_, [this] {
+        // A signal during start-up already began the drain: the sites never open.
+        if (draining_) {
+            return;
+        }
+        serving_ = true;
+        for (auto& l : listeners_) {
+            auto endpoint = l->local_endpoint();
+            std::string host = endpoint.address().is_v6()
+                                   ? "[" + endpoint.address().to_string() + "]"
+                                   : endpoint.address().to_string();
+            spdlog::get("server")->info("listening on http://{}:{}", host, endpoint.port());
+            l->run();
+        }
+    });
+    for (auto& t : threads_) {
         t.join();
     }
+    threads_.clear();
 }
 
 void http_server::on_signal(const boost::system::error_code& ec, int signal) {
@@ -123,11 +180,18 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
         return;
     }
     draining_ = true;
-    spdlog::get("server")->info("signal {}: no new connections, finishing in-flight requests",
-                                signal);
     context_.stopping.store(true);
     restart_signals_.cancel();
     restart_grace_timer_.cancel();
+    if (!serving_) {
+        // Still booting PHP threads: give up the start; main stops the rest.
+        spdlog::get("server")->info("signal {} during start-up: stopping", signal);
+        context_.pool.cancel_start();
+        ioc_.stop();
+        return;
+    }
+    spdlog::get("server")->info("signal {}: no new connections, finishing in-flight requests",
+                                signal);
     for (auto& l : listeners_) {
         l->stop();
     }
@@ -140,7 +204,16 @@ void http_server::on_restart_signal(const boost::system::error_code& ec, int sig
     if (ec) {
         return;
     }
-    spdlog::get("server")->info("signal {}: restarting every worker script", signal);
+    restart_workers("signal " + std::to_string(signal));
+    restart_signals_.async_wait(
+        [this](const boost::system::error_code& e, int s) { on_restart_signal(e, s); });
+}
+
+void http_server::restart_workers(const std::string& why) {
+    if (draining_) {
+        return;
+    }
+    spdlog::get("server")->info("{}: restarting every worker script", why);
     // Group 0 runs classic scripts, which start afresh on every request anyway.
     for (std::size_t group = 1; group < context_.pool.group_count(); ++group) {
         context_.pool.restart_group(group);
@@ -155,8 +228,6 @@ void http_server::on_restart_signal(const boost::system::error_code& ec, int sig
             context_.pool.interrupt_stale(group);
         }
     });
-    restart_signals_.async_wait(
-        [this](const boost::system::error_code& e, int s) { on_restart_signal(e, s); });
 }
 
 void http_server::check_drained() {

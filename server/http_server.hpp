@@ -1,12 +1,16 @@
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 
 #include "config/server_config.hpp"
 #include "server/http_context.hpp"
@@ -17,41 +21,64 @@ class pool;
 
 namespace spindle::server {
 
+class admin_server;
 class listener;
 
-/// The public HTTP front end: listeners, the I/O threads that run every connection, and the
-/// signals that stop it. Built and run by the control thread (main).
+/// The HTTP front end: the sites' listeners, the admin endpoint, the I/O threads that run
+/// every connection, and the signals that stop the server or restart its workers. Built and
+/// driven by the control thread (main):
+///
+///   http_server server(...);  // binds every address (a port in use fails here)
+///   server.start();           // I/O threads run; the admin endpoint answers (readyz: 503)
+///   pool.start();             // PHP threads boot; false if a signal stopped the start
+///   server.serve();           // the sites accept connections until SIGTERM, then drain
+///
+/// Signal handling, the drain and worker restarts run on one strand (control_).
 class http_server {
   public:
-    /// Binds every listen address of every site, before anything is served; an address that
-    /// cannot be bound throws config_error at the site that asked for it. `sites` follow
-    /// config.sites, one for one.
+    /// Binds every listen address of every site, then the admin address, before anything is
+    /// served; an address that cannot be bound throws config_error at the setting that asked
+    /// for it. `sites` follow config.sites, one for one.
     http_server(const config::server_config& config, std::vector<site_context> sites,
                 worker::pool& pool);
+    /// Stops the I/O threads if they still run and joins them.
     ~http_server();
     http_server(const http_server&) = delete;
     http_server& operator=(const http_server&) = delete;
 
-    /// Accepts connections on `io_threads` threads until SIGINT/SIGTERM, then drains: no new
+    /// Starts the `io_threads` I/O threads, the admin endpoint and the signal handlers. A
+    /// SIGINT/SIGTERM from now on before serve() cancels the pool's start (control thread).
+    void start();
+
+    /// Accepts connections on the sites' addresses until SIGINT/SIGTERM, then drains: no new
     /// connections, in-flight requests finish (up to the grace period), and returns. A second
-    /// signal stops at once.
-    void run();
+    /// signal stops at once. Control thread, after start() and a successful pool start.
+    void serve();
 
   private:
     void on_signal(const boost::system::error_code& ec, int signal);
     void on_restart_signal(const boost::system::error_code& ec, int signal);
+    /// Restarts every worker script (SIGUSR1, POST /workers/restart); control_ strand.
+    void restart_workers(const std::string& why);
     void check_drained();
+    void stop_io();
 
     const config::server_config& config_;
-    boost::asio::io_context ioc_;
     http_context context_;
+    // Declared after context_ and before the objects that use it, so that handlers still
+    // queued when it is destroyed (sessions holding context_) go before context_ does.
+    boost::asio::io_context ioc_;
+    boost::asio::strand<boost::asio::io_context::executor_type> control_;
     std::vector<std::shared_ptr<listener>> listeners_;
+    std::shared_ptr<admin_server> admin_;
     boost::asio::signal_set signals_;
     boost::asio::signal_set restart_signals_;  ///< SIGUSR1: restart every worker script
     boost::asio::steady_timer drain_timer_;
     boost::asio::steady_timer restart_grace_timer_;  ///< interrupts workers stuck in a restart
     std::chrono::steady_clock::time_point drain_deadline_;
-    bool draining_ = false;
+    bool draining_ = false;  ///< control_
+    bool serving_ = false;   ///< control_: the sites' listeners were started
+    std::vector<std::thread> threads_;
 };
 
 }  // namespace spindle::server

@@ -211,6 +211,7 @@ void http_session::do_read_header() {
 void http_session::on_read_header(beast::error_code ec, std::size_t) {
     request_id_ = context_.next_request_id.fetch_add(1, std::memory_order_relaxed);
     request_start_ = now_seconds();
+    request_clock_ = std::chrono::steady_clock::now();
     response_status_ = 0;
     response_bytes_ = 0;
     if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
@@ -664,6 +665,7 @@ void http_session::dispatch_php(const route& r) {
             watch_for_disconnect();
             return;
         case worker::submit_result::rejected:
+            context_.metrics.record_rejection(rejection::queue_full);
             exchange_.reset();
             respond(503, "every PHP thread is busy and the queue is full; retry shortly",
                     keep_alive_, "Retry-After: 1\r\n");
@@ -682,6 +684,7 @@ void http_session::on_queue_timeout(beast::error_code ec) {
             "[req {}] waited {} ms for a PHP thread; answered 503. Raise --threads or "
             "max_wait_time if this persists",
             request_id_, context_.config.max_wait_time.count());
+        context_.metrics.record_rejection(rejection::timeout);
         exchange_->abort();
         exchange_.reset();
         ++watch_generation_;
@@ -838,6 +841,8 @@ void http_session::log_access(std::string_view outcome) {
 
 void http_session::finish_response(bool keep_alive) {
     log_access("");
+    context_.metrics.record_response(response_status_,
+                                     std::chrono::steady_clock::now() - request_clock_);
     if (in_response_) {
         in_response_ = false;
         context_.active_responses.fetch_sub(1, std::memory_order_relaxed);

@@ -108,7 +108,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
 
     // The request being answered.
     std::uint64_t request_id_ = 0;
-    double request_start_ = 0;
+    double request_start_ = 0;                             ///< wall clock, for PHP
+    std::chrono::steady_clock::time_point request_clock_;  ///< for the duration metric
     std::string target_path_;           ///< raw (still encoded) path of the request-target
     std::string target_query_;          ///< raw query without '?'
     bool keep_alive_ = false;           ///< what the client asked for

@@ -144,14 +144,19 @@ int serve(config::server_config& config) {
     worker::pool pool(std::move(parts.pool_options));
     // Binds every address now: a port in use fails here, before anything is served.
     server::http_server server(config, std::move(parts.sites), pool);
-    pool.start();
+    // The admin endpoint answers while the PHP threads boot (readyz says 503 meanwhile).
+    server.start();
+    if (!pool.start()) {
+        spdlog::get("server")->info("stopped before every PHP thread had booted");
+        return 0;
+    }
     for (const config::site_config& site : config.sites) {
         spdlog::get("server")->info("serving {}{}", site.root,
                                     site.hosts.empty() ? "" : " for " + site.hosts.front());
     }
     spdlog::get("server")->info("{} PHP threads ({} in workers)", config.num_threads,
                                 config.num_threads - classic_threads);
-    server.run();
+    server.serve();
     pool.stop();
     spdlog::get("server")->info("stopped");
     return 0;

@@ -23,23 +23,39 @@ pool::~pool() {
     stop();
 }
 
-void pool::start() {
+bool pool::start() {
     for (auto& s : slots_) {
         s->transition(slot_state::booting);
         s->thread_ = std::thread([this, index = s->index()] { run_slot(index); });
     }
     std::string error;
+    bool cancelled = false;
     {
         std::unique_lock lock(boot_mutex_);
-        boot_cv_.wait(lock, [this] { return booted_ == slots_.size() || !startup_error_.empty(); });
+        boot_cv_.wait(lock, [this] {
+            return booted_ == slots_.size() || !startup_error_.empty() || start_cancelled_;
+        });
         error = startup_error_;
-        started_ = error.empty();
+        cancelled = error.empty() && start_cancelled_ && booted_ != slots_.size();
+        started_ = error.empty() && !cancelled;
     }
-    if (!error.empty()) {
+    if (!error.empty() || cancelled) {
         stop();
+        if (cancelled) {
+            return false;
+        }
         throw std::runtime_error(error);
     }
     spdlog::get("worker")->info("{} PHP threads ready", slots_.size());
+    return true;
+}
+
+void pool::cancel_start() {
+    {
+        std::lock_guard lock(boot_mutex_);
+        start_cancelled_ = true;
+    }
+    boot_cv_.notify_all();
 }
 
 void pool::stop() {
@@ -131,19 +147,31 @@ void pool::mark_booted() {
 
 job pool::next_job(std::size_t index) {
     slot& s = *slots_[index];
+    // The bookkeeping of the request that ended and of the one that starts happens outside the
+    // group's mutex: only this thread writes those counters.
+    s.end_request();
+    job next = take_job(index);
+    if (next) {
+        s.begin_request(*next);
+    }
+    return next;
+}
+
+job pool::take_job(std::size_t index) {
+    slot& s = *slots_[index];
     group& g = *groups_[slot_group_[index]];
     std::unique_lock lock(g.mutex);
     auto restart_requested = [&] { return s.generation_ != g.restart_generation; };
     if (s.state() == slot_state::booting) {
         // The runtime finished setting the thread (or its worker script) up.
         s.transition(slot_state::ready);
+        s.count_boot();
         s.generation_ = g.restart_generation;
         if (!s.has_booted_) {
             s.has_booted_ = true;
             mark_booted();
         }
     } else if (s.state() == slot_state::busy) {
-        s.requests_served_.fetch_add(1, std::memory_order_relaxed);
         if (restart_requested()) {
             // The runtime ends its script now and calls restart(), which settles the count.
             return nullptr;
@@ -222,9 +250,26 @@ std::size_t pool::group_count() const noexcept {
     return groups_.size();
 }
 
-bool pool::restart(std::size_t index, std::chrono::milliseconds backoff) {
+std::size_t pool::group_of(std::size_t slot_index) const noexcept {
+    return slot_group_[slot_index];
+}
+
+const std::string& pool::group_name(std::size_t group_index) const noexcept {
+    return groups_[group_index]->options.name;
+}
+
+std::size_t pool::queued(std::size_t group_index) const {
+    const group& g = *groups_[group_index];
+    std::lock_guard lock(g.mutex);
+    return g.queue.size();
+}
+
+bool pool::restart(std::size_t index, std::chrono::milliseconds backoff, restart_reason reason) {
     slot& s = *slots_[index];
     group& g = *groups_[slot_group_[index]];
+    // A script that ends in the middle of a request (a crash, max_requests) ends that request.
+    s.end_request();
+    s.count_restart(reason);
     std::unique_lock lock(g.mutex);
     if (s.state() == slot_state::busy) {
         --g.busy;

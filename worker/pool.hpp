@@ -62,8 +62,13 @@ class pool {
 
     /// Starts every slot thread and waits until each asked for its first request (control
     /// thread). Throws std::runtime_error, after stopping the threads, when a runtime gave up
-    /// with fail_startup().
-    void start();
+    /// with fail_startup(). Returns false, after stopping the threads, when cancel_start()
+    /// came first.
+    bool start();
+
+    /// Makes a start() that is still waiting for slots to boot stop them and return false (a
+    /// signal during start-up). No effect once start() has returned. Any thread.
+    void cancel_start();
 
     /// Refuses new work, lets queued and running requests finish, joins every thread
     /// (control thread). Idempotent.
@@ -87,10 +92,10 @@ class pool {
     /// and blocks until one is assigned. Null means stop.
     job next_job(std::size_t index);
 
-    /// Slot thread `index`'s script ended and will start again after `backoff`: the slot
-    /// leaves the busy count, waits (interrupted by stop) and boots again. False when the pool
-    /// is stopping; the thread should then end.
-    bool restart(std::size_t index, std::chrono::milliseconds backoff);
+    /// Slot thread `index`'s script ended for `reason` and will start again after `backoff`:
+    /// a request it was running is over, the slot leaves the busy count, waits (interrupted by
+    /// stop) and boots again. False when the pool is stopping; the thread should then end.
+    bool restart(std::size_t index, std::chrono::milliseconds backoff, restart_reason reason);
 
     /// A runtime cannot boot at all during start-up (a worker failing again and again):
     /// start() stops and throws `reason`. Slot thread.
@@ -120,6 +125,15 @@ class pool {
     /// Number of groups; group 0 runs classic scripts.
     std::size_t group_count() const noexcept;
 
+    /// The group slot `slot_index` belongs to (any thread).
+    std::size_t group_of(std::size_t slot_index) const noexcept;
+
+    /// A group's name: "classic" or the worker's (any thread).
+    const std::string& group_name(std::size_t group_index) const noexcept;
+
+    /// Requests waiting in a group's queue now (any thread; takes the group's mutex briefly).
+    std::size_t queued(std::size_t group_index) const;
+
   private:
     struct queued_job {
         std::uint64_t ticket;
@@ -139,6 +153,8 @@ class pool {
     };
 
     void run_slot(std::size_t index);
+    /// next_job() under the group's mutex: the dispatch itself.
+    job take_job(std::size_t index);
     void mark_booted();
 
     const std::size_t max_queue_;
@@ -148,9 +164,10 @@ class pool {
 
     mutable std::mutex boot_mutex_;
     std::condition_variable boot_cv_;
-    std::size_t booted_ = 0;     ///< boot_mutex_: slots that asked for a first request
-    std::string startup_error_;  ///< boot_mutex_
-    bool started_ = false;       ///< boot_mutex_
+    std::size_t booted_ = 0;        ///< boot_mutex_: slots that asked for a first request
+    std::string startup_error_;     ///< boot_mutex_
+    bool started_ = false;          ///< boot_mutex_
+    bool start_cancelled_ = false;  ///< boot_mutex_
 };
 
 }  // namespace spindle::worker

@@ -1,8 +1,29 @@
 #include "worker/slot.hpp"
 
+#include <algorithm>
+#include <cstring>
+
 #include <spdlog/spdlog.h>
 
 namespace spindle::worker {
+
+namespace {
+
+std::int64_t steady_nanoseconds(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+}  // namespace
+
+std::string_view to_string(restart_reason reason) noexcept {
+    switch (reason) {
+        case restart_reason::boot_failure: return "boot_failure";
+        case restart_reason::crash: return "crash";
+        case restart_reason::requested: return "requested";
+        case restart_reason::recycled: return "recycled";
+    }
+    return "unknown";
+}
 
 bool slot::transition(slot_state to) noexcept {
     slot_state from = state_.load(std::memory_order_acquire);
@@ -14,6 +35,87 @@ bool slot::transition(slot_state to) noexcept {
     state_.store(to, std::memory_order_release);
     spdlog::get("worker")->trace("slot {}: {} -> {}", index_, to_string(from), to_string(to));
     return true;
+}
+
+void slot::begin_request(const sapi::request& request) noexcept {
+    request_start_ = std::chrono::steady_clock::now();
+    in_request_ = true;
+    char text[running_text_capacity];
+    const std::size_t method = std::min(request.method.size(), running_text_capacity - 1);
+    std::memcpy(text, request.method.data(), method);
+    text[method] = '\0';
+    const std::size_t uri = std::min(request.uri.size(), running_text_capacity - method - 1);
+    std::memcpy(text + method + 1, request.uri.data(), uri);
+    // A running request always has a start time above 0: the steady clock counts from boot.
+    publish_running({text, method + 1 + uri},
+                    std::max<std::int64_t>(steady_nanoseconds(request_start_), 1));
+}
+
+void slot::end_request() noexcept {
+    if (!in_request_) {
+        return;
+    }
+    in_request_ = false;
+    durations_.record(std::chrono::steady_clock::now() - request_start_);
+    requests_served_.fetch_add(1, std::memory_order_relaxed);
+    publish_running({}, 0);
+}
+
+void slot::publish_running(std::string_view text, std::int64_t since) noexcept {
+    // Single writer: only the slot thread publishes, so a plain increment is enough. The data
+    // are stored with release: a reader that sees any of them sees the odd count before them.
+    const std::uint32_t sequence = running_sequence_.load(std::memory_order_relaxed);
+    running_sequence_.store(sequence + 1, std::memory_order_relaxed);
+    running_since_.store(since, std::memory_order_release);
+    running_length_.store(static_cast<std::uint32_t>(text.size()), std::memory_order_release);
+    for (std::size_t word = 0; word * 8 < text.size(); ++word) {
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, text.data() + word * 8,
+                    std::min<std::size_t>(8, text.size() - word * 8));
+        running_text_[word].store(bits, std::memory_order_release);
+    }
+    running_sequence_.store(sequence + 2, std::memory_order_release);
+}
+
+std::optional<running_request> slot::running() const {
+    // A few tries: the slot thread writes for a few nanoseconds per request, so a reader that
+    // keeps colliding is looking at a slot that changes requests faster than it can read.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+        const std::uint32_t before = running_sequence_.load(std::memory_order_acquire);
+        if (before % 2 != 0) {
+            std::this_thread::yield();
+            continue;
+        }
+        // Acquire loads: if one of them reads a store of a write in progress, the count read
+        // after them is that write's odd one (or later), and the copy is thrown away.
+        const std::int64_t since = running_since_.load(std::memory_order_acquire);
+        const std::size_t length = std::min<std::size_t>(
+            running_length_.load(std::memory_order_acquire), running_text_capacity);
+        char text[running_text_capacity];
+        for (std::size_t word = 0; word * 8 < length; ++word) {
+            const std::uint64_t bits = running_text_[word].load(std::memory_order_acquire);
+            std::memcpy(text + word * 8, &bits, std::min<std::size_t>(8, length - word * 8));
+        }
+        if (running_sequence_.load(std::memory_order_relaxed) != before) {
+            continue;
+        }
+        if (since == 0) {
+            return std::nullopt;
+        }
+        const std::string_view all(text, length);
+        const std::size_t split = all.find('\0');
+        running_request out;
+        out.method = all.substr(0, split);
+        out.uri = split == std::string_view::npos ? "" : all.substr(split + 1);
+        out.elapsed = std::chrono::nanoseconds(std::max<std::int64_t>(
+            steady_nanoseconds(std::chrono::steady_clock::now()) - since, 0));
+        return out;
+    }
+    return std::nullopt;
+}
+
+void slot::count_restart(restart_reason reason) noexcept {
+    (is_crash(reason) ? crashes_ : restarts_).fetch_add(1, std::memory_order_relaxed);
 }
 
 }  // namespace spindle::worker

@@ -1,13 +1,19 @@
 #pragma once
 
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
 
 #include "sapi/request.hpp"
+#include "worker/duration_histogram.hpp"
 #include "worker/slot_state.hpp"
 
 namespace spindle::worker {
@@ -15,6 +21,30 @@ namespace spindle::worker {
 /// A request on its way to a PHP thread. The front end owns what the pointer aliases (body,
 /// sink); the shared ownership keeps it alive until the PHP thread lets go.
 using job = std::shared_ptr<sapi::request>;
+
+/// Why a slot's script starts again, for the crash and restart counts (FrankenPHP's
+/// frankenphp_worker_crashes and frankenphp_worker_restarts).
+enum class restart_reason {
+    boot_failure,  ///< the script died before reaching frankenphp_handle_request()
+    crash,         ///< it died or ended on its own after serving requests
+    requested,     ///< a worker restart (SIGUSR1, POST /workers/restart)
+    recycled,      ///< it served max_requests
+};
+
+/// Lower-case name, for logs.
+std::string_view to_string(restart_reason reason) noexcept;
+
+/// Whether FrankenPHP counts `reason` as a crash (unexpected) rather than a restart.
+constexpr bool is_crash(restart_reason reason) noexcept {
+    return reason == restart_reason::boot_failure || reason == restart_reason::crash;
+}
+
+/// The request a slot is running, as an observer sees it.
+struct running_request {
+    std::string method;
+    std::string uri;  ///< the request-target, cut at slot::running_text_capacity bytes
+    std::chrono::nanoseconds elapsed{0};  ///< since the slot thread took the request
+};
 
 /// One PHP interpreter thread and its place in the pool. Its index is its identity: the SAPI
 /// finds the request it serves through that index alone.
@@ -36,17 +66,61 @@ class slot {
     /// thread that holds the pool mutex while the slot is in a stable state (ready).
     bool transition(slot_state to) noexcept;
 
-    /// Requests served since the thread started; read from any thread.
+    // Observations for metrics and the admin view: written by the slot thread alone with
+    // relaxed atomics (no lock on the request path), read from any thread.
+
+    /// Requests finished since the thread started.
     std::uint64_t requests_served() const noexcept {
         return requests_served_.load(std::memory_order_relaxed);
     }
+    /// Times its script started and asked for a first request (classic: once).
+    std::uint64_t boots() const noexcept { return boots_.load(std::memory_order_relaxed); }
+    /// Times its script started again after is_crash() reasons.
+    std::uint64_t crashes() const noexcept { return crashes_.load(std::memory_order_relaxed); }
+    /// Times its script started again on purpose (requested, recycled).
+    std::uint64_t restarts() const noexcept { return restarts_.load(std::memory_order_relaxed); }
+    /// How long its requests took, from taking the request to asking for the next one.
+    histogram_counts durations() const noexcept { return durations_.read(); }
+
+    /// The request it runs now; nullopt between requests (and in the moment between a request
+    /// being assigned and the slot thread taking it). Any thread; never blocks the slot.
+    std::optional<running_request> running() const;
+
+    /// Bytes of method + URI kept for running(); longer URIs are cut.
+    static constexpr std::size_t running_text_capacity = 256;
 
   private:
     friend class pool;
 
+    /// Slot thread: a request was handed to it.
+    void begin_request(const sapi::request& request) noexcept;
+    /// Slot thread: the request begun last is over (no-op when none is running).
+    void end_request() noexcept;
+    /// Slot thread: publishes `text` (method + '\0' + URI) and `since` for running().
+    void publish_running(std::string_view text, std::int64_t since) noexcept;
+    /// Slot thread: counts a script start-up or restart.
+    void count_boot() noexcept { boots_.fetch_add(1, std::memory_order_relaxed); }
+    void count_restart(restart_reason reason) noexcept;
+
+    static constexpr std::size_t running_text_words = running_text_capacity / 8;
+
     const std::size_t index_;
     std::atomic<slot_state> state_{slot_state::reserved};
     std::atomic<std::uint64_t> requests_served_{0};
+    std::atomic<std::uint64_t> boots_{0};
+    std::atomic<std::uint64_t> crashes_{0};
+    std::atomic<std::uint64_t> restarts_{0};
+    duration_histogram durations_;
+    // The running request, published through a sequence lock whose data are atomics stored
+    // with release and loaded with acquire, so no fence is needed (H. Boehm, "Can seqlocks get
+    // along with programming language memory models?", 2012; plain moves on x86): the slot
+    // thread never waits, a reader retries while the count is odd or has moved.
+    std::atomic<std::uint32_t> running_sequence_{0};
+    std::atomic<std::int64_t> running_since_{0};  ///< steady_clock nanoseconds; 0: none
+    std::atomic<std::uint32_t> running_length_{0};
+    std::array<std::atomic<std::uint64_t>, running_text_words> running_text_{};
+    std::chrono::steady_clock::time_point request_start_;  ///< slot thread only
+    bool in_request_ = false;                              ///< slot thread only
     job assigned_;                    ///< pool mutex: the next request for this slot
     std::condition_variable wakeup_;  ///< pool mutex: signalled when assigned_ is set or on stop
     bool has_booted_ = false;         ///< pool mutex: counted for start(): booted once, or settled

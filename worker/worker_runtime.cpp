@@ -27,7 +27,7 @@ void worker_runtime::run_thread(std::size_t index, pool& host) {
         spdlog::get("worker")->info(
             "slot {}: worker {} served max_requests ({}); its PHP thread state is recycled", index,
             script_.name, policy_.max_requests);
-        if (!host.restart(index, std::chrono::milliseconds(0))) {
+        if (!host.restart(index, std::chrono::milliseconds(0), restart_reason::recycled)) {
             return;
         }
     }
@@ -71,7 +71,9 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
         }
 
         std::chrono::milliseconds backoff{0};
+        restart_reason why = restart_reason::crash;
         if (!outcome.reached_handle_request) {
+            why = restart_reason::boot_failure;
             ++failures;
             backoff = backoff_after(failures);
             std::string reason = outcome.failed ? outcome.error
@@ -89,6 +91,7 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
             log->warn("slot {}: worker {} failed to start ({} in a row): {}; retrying in {} ms",
                       index, script_.name, failures, reason, backoff.count());
         } else if (restart_requested && !outcome.failed) {
+            why = restart_reason::requested;
             failures = 0;
             log->info("slot {}: worker {} restarting on request after {} requests", index,
                       script_.name, served);
@@ -106,7 +109,7 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
                     index, script_.name, served, outcome.exit_status);
             }
         }
-        if (!host.restart(index, backoff)) {
+        if (!host.restart(index, backoff, why)) {
             return context_end::stop;
         }
     }

@@ -13,6 +13,7 @@ Every test that uses the `spindle` fixture runs once per mode in MODES, unless i
   script through frankenphp_handle_request(); the app's other .php files stay classic.
 """
 
+import json
 import os
 import re
 import shutil
@@ -44,6 +45,7 @@ DEFAULT_THREADS = "4"
 EXECUTOR = "_executor.php"
 
 LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+ADMIN_LISTENING = re.compile(r"admin endpoint on http://127\.0\.0\.1:(\d+)")
 # "2026-12-02 11:22:33.123 info  [server] message"
 LOG_LINE = re.compile(
     r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (trace|debug|info|warning|warn|error|critical)\s+"
@@ -157,6 +159,7 @@ class SpindleServer:
         self.args = list(args)
         self.mode = mode
         self.port = None
+        self.admin_port = None  # set when the server runs an admin endpoint on 127.0.0.1
         self.proc = None
         self.fd_baseline = None
         self.expected_errors = []
@@ -189,6 +192,10 @@ class SpindleServer:
             ]
             if "--threads" not in self.args and "--threads" not in mode_args:
                 self.command += ["--threads", DEFAULT_THREADS]
+            # Servers run in parallel: none takes the default admin port (2019) unless the
+            # test asks for an admin endpoint itself (--admin 127.0.0.1:0).
+            if not any(a == "--admin" or a.startswith("--admin=") for a in self.args):
+                self.command += ["--admin", "off"]
         self.proc = subprocess.Popen(
             self.command,
             stdin=subprocess.DEVNULL,
@@ -259,6 +266,8 @@ class SpindleServer:
             match = LISTENING.search(self.log())
             if match:
                 self.port = int(match.group(1))
+                admin = ADMIN_LISTENING.search(self.log())
+                self.admin_port = int(admin.group(1)) if admin else None
                 return
             if self.proc.poll() is not None:
                 for reader in self._readers:
@@ -314,6 +323,16 @@ class SpindleServer:
 
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
+
+    def admin_url(self, path="/"):
+        assert self.admin_port is not None, "this server runs no admin endpoint on 127.0.0.1"
+        return f"http://127.0.0.1:{self.admin_port}{path}"
+
+    def admin(self, method="GET", target="/", headers=None, body=None, timeout=10.0):
+        """One request to the admin endpoint on a fresh connection."""
+        assert self.admin_port is not None, "this server runs no admin endpoint on 127.0.0.1"
+        with Conn(self.admin_port, timeout=timeout) as conn:
+            return conn.request(method, target, headers, body)
 
     def connect(self, timeout=10.0, host_header=None):
         """A new client connection, closed by the harness at tear-down at the latest."""
@@ -440,7 +459,7 @@ def spindle_run(request, spindle_binary, tmp_path):
 
     def start(text, name="Caddyfile", env=None, cwd=None, warmup="/", wrapper=()):
         path = tmp_path / name
-        path.write_text(text)
+        path.write_text(without_default_admin(text, name))
         server = SpindleServer(spindle_binary, Path(cwd or tmp_path), [], env, None,
                                command=["run", "--config", str(path)], wrapper=wrapper)
         servers.append(server)
@@ -451,6 +470,30 @@ def spindle_run(request, spindle_binary, tmp_path):
 
     yield start
     check_servers(request, servers)
+
+
+def without_default_admin(text, name):
+    """The configuration with its admin endpoint turned off, unless it sets one itself: servers
+    run in parallel and cannot all take the default port 2019. A Caddyfile gets `admin off` in
+    its global options block (a new one, three lines, or one more line in its own), a JSON
+    document an "admin" key."""
+    if name.endswith(".json"):
+        document = json.loads(text)
+        if "admin" not in document:
+            document = {"admin": "off", **document}
+        return json.dumps(document, indent=2)
+    if re.search(r"^\s*admin\b", text, re.MULTILINE):
+        return text
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if stripped == "{":
+            lines.insert(i + 1, "\tadmin off")
+            return "\n".join(lines)
+        break
+    return "{\n\tadmin off\n}\n" + text
 
 
 def check_servers(request, servers):

@@ -375,7 +375,7 @@ def test_script_ended_in_handler_restarts_at_once(spindle, how):
 def test_worker_failing_every_boot_refuses_to_start(spindle_binary, script, reason):
     start = time.monotonic()
     result = run_cli(spindle_binary, "php-server", "--root", str(APP), "--listen", "127.0.0.1:0",
-                     *worker(script), "--threads", "2", cwd=str(APP))
+                     *worker(script), "--threads", "2", "--admin", "off", cwd=str(APP))
     elapsed = time.monotonic() - start
     assert result.returncode == 1, result
     assert f"worker /{script} failed to start 6 times in a row" in result.stderr, result.stderr

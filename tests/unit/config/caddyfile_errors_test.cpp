@@ -300,9 +300,18 @@ TEST(CaddyfileErrors, TlsIsRefused) {
               "Caddyfile:2: auto_https: only \"off\" is supported (there is no HTTPS yet)");
 }
 
-TEST(CaddyfileErrors, AdminWithAnAddressIsRefused) {
-    EXPECT_EQ(error_of(global("\tadmin localhost:2019\n")),
-              "Caddyfile:2: admin: the admin endpoint is not available yet; use \"admin off\"");
+TEST(CaddyfileErrors, AdminTakesAnAddressOrOff) {
+    EXPECT_EQ(load(global("\tadmin 127.0.0.1:9019\n")).admin, (listen_address{"127.0.0.1", 9019}));
+    EXPECT_EQ(load(global("\tadmin localhost:2019\n")).admin, (listen_address{"localhost", 2019}));
+    EXPECT_EQ(load(global("\tadmin off\n")).admin, std::nullopt);
+    EXPECT_EQ(load(global("\tadmin off\n")).admin_origin.line, 2u);
+    EXPECT_EQ(error_of(global("\tadmin 2019\n")),
+              "Caddyfile:2: admin: invalid listen address \"2019\": missing port (e.g. \":8080\" "
+              "or \"127.0.0.1:8080\") (or \"off\")");
+    EXPECT_EQ(error_of(global("\tadmin\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'admin'");
+    EXPECT_EQ(error_of(global("\tadmin :2019 {\n\t\torigins localhost\n\t}\n")),
+              "Caddyfile:3: admin: unknown option \"origins\"");
 }
 
 TEST(CaddyfileErrors, NamedMatchersAreRefused) {

@@ -247,6 +247,16 @@ TEST(ParseCommandLine, PhpServerAcceptsShortFlags) {
     EXPECT_EQ(config.log_level, "debug");
 }
 
+TEST(ParseCommandLine, AdminFlagTakesAnAddressOrOff) {
+    EXPECT_EQ(php_server({}).admin, (listen_address{"127.0.0.1", 2019}));
+    EXPECT_EQ(php_server({"--admin", "off"}).admin, std::nullopt);
+    EXPECT_EQ(php_server({"--admin", "127.0.0.1:0"}).admin, (listen_address{"127.0.0.1", 0}));
+    EXPECT_EQ(php_server({"--admin=:9019"}).admin, (listen_address{"", 9019}));
+    EXPECT_THAT(help_of({"php-server", "--help"}),
+                HasSubstr("admin endpoint (metrics, status) (default: "
+                          "127.0.0.1:2019)"));
+}
+
 TEST(ParseCommandLine, DebugFlagSetsDebugLevel) {
     EXPECT_EQ(php_server({"--debug"}).log_level, "debug");
     // The last of --debug and --log-level wins, like any repeated setting.
@@ -374,6 +384,13 @@ TEST(ParseCommandLine, RejectsBadListenAddresses) {
                 HasSubstr("flag --listen: invalid listen address \"8080\": missing port"));
     EXPECT_EQ(error_of({"php-server", "-l", ":80", "-l", ":80"}),
               "flag -l: address \":80\" is given twice");
+}
+
+TEST(ParseCommandLine, RejectsBadAdminAddresses) {
+    EXPECT_EQ(error_of({"php-server", "--admin", "2019"}),
+              "flag --admin: invalid listen address \"2019\": missing port (e.g. \":8080\" or "
+              "\"127.0.0.1:8080\") (or \"off\")");
+    EXPECT_EQ(error_of({"php-server", "--admin"}), "flag --admin needs a value (ADDR|off)");
 }
 
 TEST(ParseCommandLine, RejectsBadLogLevels) {

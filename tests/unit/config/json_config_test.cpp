@@ -204,6 +204,26 @@ TEST(JsonConfig, MinimalDocumentKeepsTheDefaults) {
     EXPECT_FALSE(s.access_log);
 }
 
+TEST(JsonConfig, AdminIsAnAddressOrOff) {
+    auto admin_of = [](const std::string& top) {
+        return config_from_json(read_json_file(with_top(top), "c.json"), "c.json").admin;
+    };
+    const server_config defaults;
+    EXPECT_EQ(defaults.admin, (listen_address{"127.0.0.1", 2019}));
+    EXPECT_EQ(config_from_json(read_json_file(R"({"sites": [{}]})", "c.json"), "c.json").admin,
+              defaults.admin);
+    EXPECT_EQ(admin_of(R"("admin": "off")"), std::nullopt);
+    EXPECT_EQ(admin_of(R"("admin": ":9019")"), (listen_address{"", 9019}));
+    EXPECT_EQ(admin_of(R"("admin": "http://[::1]:0")"), (listen_address{"::1", 0}));
+}
+
+TEST(JsonConfigErrors, BadAdmin) {
+    EXPECT_EQ(error_of(with_top(R"("admin": false)")), "c.json: /admin: must be a string");
+    EXPECT_EQ(error_of(with_top(R"("admin": "on")")),
+              "c.json: /admin: invalid listen address \"on\": missing port (e.g. \":8080\" or "
+              "\"127.0.0.1:8080\") (or \"off\")");
+}
+
 TEST(JsonConfig, WorkerDefaults) {
     const server_config c = config_from_json(
         read_json_file(R"({"sites": [{"workers": [{"file": "w.php"}]}]})", "c.json"), "c.json");

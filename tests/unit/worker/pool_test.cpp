@@ -227,7 +227,7 @@ class failing_boot_runtime final : public slot_runtime {
                 host.fail_startup("boot failed " + std::to_string(attempt) + " times");
                 return;
             }
-            if (!host.restart(index, std::chrono::milliseconds(1))) {
+            if (!host.restart(index, std::chrono::milliseconds(1), restart_reason::boot_failure)) {
                 return;
             }
         }

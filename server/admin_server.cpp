@@ -1,0 +1,302 @@
+#include "server/admin_server.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/bind_handler.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <boost/beast/http/write.hpp>
+#include <chrono>
+#include <optional>
+#include <system_error>
+
+#include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
+
+#include "server/admin_views.hpp"
+#include "server/status_page.hpp"
+#include "worker/pool.hpp"
+
+namespace spindle::server {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = net::ip::tcp;
+
+namespace {
+
+// Limits of an admin request: nothing it accepts needs more.
+constexpr std::uint32_t header_limit = 8 * 1024;
+constexpr std::uint64_t body_limit = 4 * 1024;
+constexpr auto read_timeout = std::chrono::seconds(10);
+constexpr auto write_timeout = std::chrono::seconds(10);
+// Admin connections at once: a browser, a scraper and probes need a handful.
+constexpr std::size_t max_sessions = 64;
+
+double unix_now() {
+    using namespace std::chrono;
+    return duration<double>(system_clock::now().time_since_epoch()).count();
+}
+
+// "127.0.0.1:2019" -> "127.0.0.1", "[::1]:2019" -> "::1", "localhost" -> "localhost".
+std::string_view host_name(std::string_view host) {
+    if (host.starts_with('[')) {
+        const std::size_t close = host.find(']');
+        return close == std::string_view::npos ? host : host.substr(1, close - 1);
+    }
+    return host.substr(0, host.rfind(':'));
+}
+
+// A Host a browser sends only when it really talks to a loopback or literal address: an IP
+// literal or "localhost". A DNS name pointed at this machine (DNS rebinding) is not.
+bool is_literal_host(std::string_view host) {
+    const std::string_view name = host_name(host);
+    if (beast::iequals(name, "localhost")) {
+        return true;
+    }
+    boost::system::error_code ec;
+    net::ip::make_address(std::string(name), ec);
+    return !ec;
+}
+
+admin_response text(int status, std::string body) {
+    return {status, "text/plain; charset=utf-8", std::move(body), {}};
+}
+
+admin_response method_not_allowed(std::string_view allow) {
+    admin_response response = text(405, "method not allowed\n");
+    response.headers.emplace_back("Allow", std::string(allow));
+    return response;
+}
+
+}  // namespace
+
+// One admin connection: read a request, answer it, and again while the client keeps the
+// connection alive. Every member runs on the connection's strand.
+class admin_session : public std::enable_shared_from_this<admin_session> {
+  public:
+    admin_session(tcp::socket&& socket, std::shared_ptr<admin_server> server)
+        : stream_(std::move(socket)), server_(std::move(server)) {}
+
+    ~admin_session() { server_->sessions_.fetch_sub(1, std::memory_order_relaxed); }
+
+    void start() {
+        net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_read(); });
+    }
+
+  private:
+    void do_read() {
+        parser_.emplace();
+        parser_->header_limit(header_limit);
+        parser_->body_limit(body_limit);
+        stream_.expires_after(read_timeout);
+        http::async_read(stream_, buffer_, *parser_,
+                         beast::bind_front_handler(&admin_session::on_read, shared_from_this()));
+    }
+
+    void on_read(beast::error_code ec, std::size_t) {
+        if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+            ec == net::error::eof || ec == net::error::connection_reset ||
+            ec == net::error::operation_aborted) {
+            do_close();
+            return;
+        }
+        if (ec == http::error::header_limit || ec == http::error::body_limit ||
+            ec == http::error::buffer_overflow) {
+            write(text(413, "request too large\n"), false, false);
+            return;
+        }
+        if (ec) {
+            write(text(400, "malformed request: " + ec.message() + "\n"), false, false);
+            return;
+        }
+        const auto& req = parser_->get();
+        admin_response response;
+        try {
+            response = server_->handle(req.method_string(), req.target(), req[http::field::host],
+                                       req[http::field::origin]);
+        } catch (const std::exception& e) {
+            spdlog::get("server")->error("admin: {} {} failed: {}",
+                                         std::string_view(req.method_string()),
+                                         std::string_view(req.target()), e.what());
+            response = text(500, "internal error\n");
+        }
+        write(std::move(response), req.keep_alive(), req.method() == http::verb::head);
+    }
+
+    void write(admin_response answer, bool keep_alive, bool is_head) {
+        auto res = std::make_shared<http::response<http::string_body>>();
+        res->version(11);
+        res->result(static_cast<unsigned>(answer.status));
+        res->set(http::field::server, "Spindle");
+        res->set(http::field::content_type, answer.content_type);
+        res->set(http::field::cache_control, "no-store");
+        res->set("X-Content-Type-Options", "nosniff");
+        for (const auto& [name, value] : answer.headers) {
+            res->set(name, value);
+        }
+        res->keep_alive(keep_alive);
+        res->body() = std::move(answer.body);
+        res->prepare_payload();
+        if (is_head) {
+            // The length of what GET would send, without the body.
+            res->body().clear();
+        }
+        stream_.expires_after(write_timeout);
+        http::async_write(
+            stream_, *res,
+            [self = shared_from_this(), res, keep_alive](beast::error_code ec, std::size_t) {
+                self->on_write(ec, keep_alive);
+            });
+    }
+
+    void on_write(beast::error_code ec, bool keep_alive) {
+        if (ec || !keep_alive) {
+            do_close();
+            return;
+        }
+        do_read();
+    }
+
+    void do_close() {
+        beast::error_code ec;
+        stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+        stream_.close();
+    }
+
+    beast::tcp_stream stream_;
+    std::shared_ptr<admin_server> server_;
+    beast::flat_buffer buffer_;
+    std::optional<http::request_parser<http::string_body>> parser_;
+};
+
+admin_server::admin_server(net::io_context& ioc, const tcp::endpoint& endpoint,
+                           http_context& context, restart_fn restart_workers)
+    : ioc_(ioc),
+      acceptor_(net::make_strand(ioc)),
+      context_(context),
+      restart_workers_(std::move(restart_workers)) {
+    boost::system::error_code ec;
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) {
+        acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) {
+        acceptor_.bind(endpoint, ec);
+    }
+    if (!ec) {
+        acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+        throw std::system_error(ec, "cannot listen for the admin endpoint on " +
+                                        endpoint.address().to_string() + ":" +
+                                        std::to_string(endpoint.port()));
+    }
+}
+
+tcp::endpoint admin_server::local_endpoint() const {
+    return acceptor_.local_endpoint();
+}
+
+void admin_server::run() {
+    net::dispatch(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); });
+}
+
+void admin_server::stop() {
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+        boost::system::error_code ec;
+        self->acceptor_.close(ec);
+    });
+}
+
+void admin_server::do_accept() {
+    if (!acceptor_.is_open()) {
+        return;
+    }
+    acceptor_.async_accept(net::make_strand(ioc_),
+                           beast::bind_front_handler(&admin_server::on_accept, shared_from_this()));
+}
+
+void admin_server::on_accept(beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted) {
+        return;
+    }
+    if (ec) {
+        spdlog::get("server")->warn(
+            "admin: accept failed: {}; raise the open-file limit "
+            "(ulimit -n) if this repeats",
+            ec.message());
+    } else if (sessions_.load(std::memory_order_relaxed) >= max_sessions) {
+        // Enough clients already: this one is closed at once rather than left waiting.
+        boost::system::error_code ignored;
+        socket.close(ignored);
+    } else {
+        sessions_.fetch_add(1, std::memory_order_relaxed);
+        std::make_shared<admin_session>(std::move(socket), shared_from_this())->start();
+    }
+    do_accept();
+}
+
+admin_response admin_server::handle(std::string_view method, std::string_view target,
+                                    std::string_view host, std::string_view origin) const {
+    const std::string_view path = target.substr(0, target.find('?'));
+    const bool is_get = method == "GET" || method == "HEAD";
+    const bool draining = context_.stopping.load(std::memory_order_relaxed);
+
+    if (path == "/workers/restart") {
+        if (method != "POST") {
+            return method_not_allowed("POST");
+        }
+        // A page in a browser may POST here (a form needs no CORS): accept only a client that
+        // talks to a literal local address and, if it says where it comes from, is this page.
+        if (!is_literal_host(host) ||
+            (!origin.empty() && !beast::iequals(origin, "http://" + std::string(host)))) {
+            return text(403, "forbidden: POST from another origin or through a host name\n");
+        }
+        const std::optional<std::vector<std::string>> workers = restart_workers_();
+        if (!workers) {
+            return text(503, "draining: nothing is restarted while the server shuts down\n");
+        }
+        nlohmann::json body = {{"restarting", *workers}};
+        return {202, "application/json", body.dump() + "\n", {}};
+    }
+    if (path != "/" && path != "/metrics" && path != "/threads" && path != "/healthz" &&
+        path != "/readyz") {
+        return text(404, "not found\n");
+    }
+    if (!is_get) {
+        return method_not_allowed("GET, HEAD");
+    }
+    if (path == "/healthz") {
+        return text(200, "ok\n");
+    }
+    if (path == "/readyz") {
+        const readiness state = check_readiness(context_.pool, draining);
+        return state.ready ? text(200, "ready\n") : text(503, "not ready: " + state.reason + "\n");
+    }
+    if (path == "/metrics") {
+        return {200,
+                "text/plain; version=0.0.4; charset=utf-8",
+                metrics_text(context_.pool, context_.metrics.read(),
+                             context_.connections.load(std::memory_order_relaxed),
+                             read_process_sample()),
+                {}};
+    }
+    if (path == "/threads") {
+        return {200, "application/json", threads_json(context_.pool, draining, unix_now()), {}};
+    }
+    admin_response page{200, "text/html; charset=utf-8", std::string(status_page_html()), {}};
+    page.headers.emplace_back("Content-Security-Policy", std::string(status_page_csp));
+    page.headers.emplace_back("X-Frame-Options", "DENY");
+    return page;
+}
+
+}  // namespace spindle::server

@@ -1,0 +1,81 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include "server/http_context.hpp"
+
+namespace spindle::server {
+
+/// An answer of the admin endpoint, before it is framed as HTTP.
+struct admin_response {
+    int status = 200;
+    std::string content_type = "text/plain; charset=utf-8";
+    std::string body;
+    std::vector<std::pair<std::string, std::string>> headers;  ///< extra fields
+};
+
+/// The admin endpoint: a second listener, separate from the sites', served by the same
+/// io_context and I/O threads. Plain HTTP/1.1, small and strict: short bodies and headers,
+/// a read deadline, a cap on connections, exact paths, and POST only from a local, same-origin
+/// client (no cross-site form or DNS-rebound page can restart workers).
+///
+///   GET /                  status page (HTML + inline JS polling /threads)
+///   GET /metrics           Prometheus text format 0.0.4
+///   GET /threads           every PHP thread as JSON
+///   GET /healthz           200 "ok" while the process runs
+///   GET /readyz            200 when every thread booted and the server is not draining; 503
+///   POST /workers/restart  restart every worker script, as SIGUSR1 does; 202
+///
+/// Unknown paths get 404, other methods 405. HEAD is answered wherever GET is.
+/// Constructed, run and stopped by the control thread; sessions run on the I/O threads.
+class admin_server : public std::enable_shared_from_this<admin_server> {
+  public:
+    /// Restarts every worker script the way SIGUSR1 does and returns the workers' names;
+    /// nullopt while the server is draining (nothing is restarted then). Any thread.
+    using restart_fn = std::function<std::optional<std::vector<std::string>>()>;
+
+    /// Binds and listens at once, so a port in use fails start-up; throws std::system_error
+    /// naming the address.
+    admin_server(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
+                 http_context& context, restart_fn restart_workers);
+
+    /// The bound address (port 0 resolved).
+    boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+    /// Starts accepting (any thread).
+    void run();
+
+    /// Closes the socket; no new connections (any thread).
+    void stop();
+
+    /// Answers one request: `method` and `target` as received, `host` and `origin` the header
+    /// values (empty when absent). I/O thread.
+    admin_response handle(std::string_view method, std::string_view target, std::string_view host,
+                          std::string_view origin) const;
+
+  private:
+    friend class admin_session;
+
+    void do_accept();
+    void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
+
+    boost::asio::io_context& ioc_;
+    boost::asio::ip::tcp::acceptor acceptor_;
+    http_context& context_;
+    const restart_fn restart_workers_;
+    std::atomic<std::size_t> sessions_{0};  ///< open admin connections
+};
+
+}  // namespace spindle::server

@@ -1,0 +1,239 @@
+#include "server/admin_views.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "server/prometheus_writer.hpp"
+#include "worker/pool.hpp"
+
+namespace spindle::server {
+
+namespace {
+
+using metric_type = prometheus_writer::metric_type;
+
+// One group's figures, added up from its slots' atomics.
+struct group_figures {
+    std::uint64_t total = 0;
+    std::uint64_t busy = 0;
+    std::uint64_t ready = 0;  ///< reached frankenphp_handle_request(): ready or busy
+    std::uint64_t crashes = 0;
+    std::uint64_t restarts = 0;
+    std::uint64_t never_booted = 0;
+    std::size_t queued = 0;
+    worker::histogram_counts durations;
+};
+
+std::vector<group_figures> figures_of(const worker::pool& pool) {
+    std::vector<group_figures> groups(pool.group_count());
+    for (const auto& s : pool.slots()) {
+        group_figures& g = groups[pool.group_of(s->index())];
+        const worker::slot_state state = s->state();
+        ++g.total;
+        g.busy += state == worker::slot_state::busy ? 1 : 0;
+        g.ready += state == worker::slot_state::busy || state == worker::slot_state::ready ? 1 : 0;
+        g.crashes += s->crashes();
+        g.restarts += s->restarts();
+        g.never_booted += s->boots() == 0 ? 1 : 0;
+        g.durations += s->durations();
+    }
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        groups[i].queued = pool.queued(i);
+    }
+    return groups;
+}
+
+}  // namespace
+
+readiness check_readiness(const worker::pool& pool, bool draining) {
+    if (draining) {
+        return {false, "draining: the server is shutting down"};
+    }
+    // A worker told never to give up (max_consecutive_failures -1) lets start-up finish while
+    // it keeps failing: its group counts as booted once one of its threads has.
+    const std::vector<group_figures> groups = figures_of(pool);
+    std::string waiting;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        if (groups[i].total > 0 && groups[i].never_booted == groups[i].total) {
+            waiting +=
+                (waiting.empty() ? "" : ", ") +
+                (i == 0 ? std::string("the classic PHP threads") : "worker " + pool.group_name(i));
+        }
+    }
+    if (!waiting.empty()) {
+        return {false, "starting: " + waiting + " not booted yet"};
+    }
+    if (!pool.has_started()) {
+        return {false, "starting: PHP threads still booting"};
+    }
+    return {true, {}};
+}
+
+std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot& http,
+                         std::size_t connections, const process_sample& process) {
+    const std::vector<group_figures> groups = figures_of(pool);
+    prometheus_writer w;
+
+    // FrankenPHP's families: same names, types and labels, so its dashboards work.
+    std::uint64_t busy = 0;
+    for (const group_figures& g : groups) {
+        busy += g.busy;
+    }
+    w.family("frankenphp_total_threads", metric_type::counter, "Total number of PHP threads");
+    w.sample("frankenphp_total_threads", {}, static_cast<std::uint64_t>(pool.slots().size()));
+    w.family("frankenphp_busy_threads", metric_type::gauge, "Number of busy PHP threads");
+    w.sample("frankenphp_busy_threads", {}, busy);
+    w.family("frankenphp_queue_depth", metric_type::gauge, "Number of regular queued requests");
+    w.sample("frankenphp_queue_depth", {}, static_cast<std::uint64_t>(groups.front().queued));
+
+    struct per_worker {
+        const char* name;
+        metric_type type;
+        const char* help;
+        std::uint64_t group_figures::*field;
+    };
+    static constexpr per_worker worker_families[] = {
+        {"frankenphp_total_workers", metric_type::gauge,
+         "Total number of PHP workers for this worker", &group_figures::total},
+        {"frankenphp_busy_workers", metric_type::gauge,
+         "Number of busy PHP workers for this worker", &group_figures::busy},
+        {"frankenphp_ready_workers", metric_type::gauge,
+         "Running workers that have successfully called frankenphp_handle_request at least once",
+         &group_figures::ready},
+        {"frankenphp_worker_crashes", metric_type::counter,
+         "Number of PHP worker crashes for this worker", &group_figures::crashes},
+        {"frankenphp_worker_restarts", metric_type::counter,
+         "Number of PHP worker restarts for this worker", &group_figures::restarts},
+    };
+    for (const per_worker& family : worker_families) {
+        w.family(family.name, family.type, family.help);
+        for (std::size_t i = 1; i < groups.size(); ++i) {
+            w.sample(family.name, {{"worker", pool.group_name(i)}}, groups[i].*family.field);
+        }
+    }
+    w.family("frankenphp_worker_request_time", metric_type::counter,
+             "Seconds spent processing requests by all workers");
+    for (std::size_t i = 1; i < groups.size(); ++i) {
+        w.sample("frankenphp_worker_request_time", {{"worker", pool.group_name(i)}},
+                 groups[i].durations.sum_seconds());
+    }
+    w.family("frankenphp_worker_request_count", metric_type::counter,
+             "Number of requests processed by all workers");
+    for (std::size_t i = 1; i < groups.size(); ++i) {
+        w.sample("frankenphp_worker_request_count", {{"worker", pool.group_name(i)}},
+                 groups[i].durations.count());
+    }
+    w.family("frankenphp_worker_queue_depth", metric_type::gauge,
+             "Number of requests queued for this worker");
+    for (std::size_t i = 1; i < groups.size(); ++i) {
+        w.sample("frankenphp_worker_queue_depth", {{"worker", pool.group_name(i)}},
+                 static_cast<std::uint64_t>(groups[i].queued));
+    }
+
+    // Spindle's own.
+    w.family("spindle_worker_request_duration_seconds", metric_type::histogram,
+             "How long worker requests ran on their PHP thread");
+    for (std::size_t i = 1; i < groups.size(); ++i) {
+        w.histogram("spindle_worker_request_duration_seconds", {{"worker", pool.group_name(i)}},
+                    groups[i].durations);
+    }
+    w.family("spindle_http_requests_total", metric_type::counter,
+             "HTTP responses completely written, by status class");
+    static constexpr const char* classes[] = {"1xx", "2xx", "3xx", "4xx", "5xx"};
+    for (std::size_t i = 0; i < http.responses_by_class.size(); ++i) {
+        w.sample("spindle_http_requests_total", {{"code", classes[i]}}, http.responses_by_class[i]);
+    }
+    w.family("spindle_http_request_duration_seconds", metric_type::histogram,
+             "From a request's complete header to the end of its response");
+    w.histogram("spindle_http_request_duration_seconds", {}, http.durations);
+    w.family("spindle_connections", metric_type::gauge, "Open client connections");
+    w.sample("spindle_connections", {}, static_cast<std::uint64_t>(connections));
+    w.family("spindle_queue_rejections_total", metric_type::counter,
+             "PHP requests answered 503 without running: queue full, or waited max_wait_time");
+    w.sample("spindle_queue_rejections_total", {{"reason", "queue_full"}},
+             http.rejections[static_cast<std::size_t>(rejection::queue_full)]);
+    w.sample("spindle_queue_rejections_total", {{"reason", "timeout"}},
+             http.rejections[static_cast<std::size_t>(rejection::timeout)]);
+
+    // The process, as every Prometheus client library exports it.
+    if (process.cpu_seconds) {
+        w.family("process_cpu_seconds_total", metric_type::counter,
+                 "Total user and system CPU time spent in seconds.");
+        w.sample("process_cpu_seconds_total", {}, *process.cpu_seconds);
+    }
+    const std::pair<const char*, const std::optional<std::uint64_t>*> sizes[] = {
+        {"process_resident_memory_bytes", &process.resident_bytes},
+        {"process_virtual_memory_bytes", &process.virtual_bytes},
+        {"process_open_fds", &process.open_fds},
+        {"process_max_fds", &process.max_fds},
+    };
+    static constexpr const char* size_help[] = {
+        "Resident memory size in bytes.", "Virtual memory size in bytes.",
+        "Number of open file descriptors.", "Maximum number of open file descriptors."};
+    for (std::size_t i = 0; i < std::size(sizes); ++i) {
+        if (*sizes[i].second) {
+            w.family(sizes[i].first, metric_type::gauge, size_help[i]);
+            w.sample(sizes[i].first, {}, **sizes[i].second);
+        }
+    }
+    if (process.start_time_seconds) {
+        w.family("process_start_time_seconds", metric_type::gauge,
+                 "Start time of the process since unix epoch in seconds.");
+        w.sample("process_start_time_seconds", {}, *process.start_time_seconds);
+    }
+    return w.text();
+}
+
+std::string threads_json(const worker::pool& pool, bool draining, double now) {
+    using json = nlohmann::ordered_json;
+    const readiness ready = check_readiness(pool, draining);
+    json threads = json::array();
+    std::uint64_t busy = 0;
+    for (const auto& s : pool.slots()) {
+        const std::size_t group = pool.group_of(s->index());
+        const worker::slot_state state = s->state();
+        busy += state == worker::slot_state::busy ? 1 : 0;
+        json entry;
+        entry["index"] = s->index();
+        entry["group"] = pool.group_name(group);
+        entry["worker"] = group != 0;
+        entry["state"] = worker::to_string(state);
+        entry["requests"] = s->requests_served();
+        entry["boots"] = s->boots();
+        entry["crashes"] = s->crashes();
+        entry["restarts"] = s->restarts();
+        json request = nullptr;
+        if (const std::optional<worker::running_request> running = s->running()) {
+            request = {{"method", running->method},
+                       {"uri", running->uri},
+                       {"running_ms",
+                        std::chrono::duration<double, std::milli>(running->elapsed).count()}};
+        }
+        entry["request"] = std::move(request);
+        // PHP's own memory figure (zend_memory_usage) can only be read inside sapi/, which does
+        // not report it yet; the process's resident size is in /metrics.
+        entry["memory_bytes"] = nullptr;
+        threads.push_back(std::move(entry));
+    }
+    json groups = json::array();
+    for (std::size_t i = 0; i < pool.group_count(); ++i) {
+        groups.push_back(
+            {{"name", pool.group_name(i)}, {"worker", i != 0}, {"queued", pool.queued(i)}});
+    }
+    json document;
+    document["time"] = now;
+    document["ready"] = ready.ready;
+    document["reason"] = ready.reason;
+    document["draining"] = draining;
+    document["total"] = pool.slots().size();
+    document["busy"] = busy;
+    document["groups"] = std::move(groups);
+    document["threads"] = std::move(threads);
+    // Replace bytes that are not UTF-8 (a URI may hold any): dump() would throw on them.
+    return document.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace spindle::server
