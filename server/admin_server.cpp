@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "server/admin_views.hpp"
+#include "server/listener.hpp"
 #include "server/status_page.hpp"
 #include "worker/pool.hpp"
 
@@ -184,22 +185,7 @@ admin_server::admin_server(net::io_context& ioc, const tcp::endpoint& endpoint,
       acceptor_(net::make_strand(ioc)),
       context_(context),
       restart_workers_(std::move(restart_workers)) {
-    boost::system::error_code ec;
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) {
-        acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) {
-        acceptor_.bind(endpoint, ec);
-    }
-    if (!ec) {
-        acceptor_.listen(net::socket_base::max_listen_connections, ec);
-    }
-    if (ec) {
-        throw std::system_error(ec, "cannot listen for the admin endpoint on " +
-                                        endpoint.address().to_string() + ":" +
-                                        std::to_string(endpoint.port()));
-    }
+    open_acceptor(acceptor_, endpoint, "cannot listen for the admin endpoint on ");
 }
 
 tcp::endpoint admin_server::local_endpoint() const {

@@ -14,6 +14,25 @@ namespace spindle::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
+void open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint,
+                   const std::string& what) {
+    boost::system::error_code ec;
+    acceptor.open(endpoint.protocol(), ec);
+    if (!ec) {
+        acceptor.set_option(net::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) {
+        acceptor.bind(endpoint, ec);
+    }
+    if (!ec) {
+        acceptor.listen(net::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+        throw std::system_error(
+            ec, what + endpoint.address().to_string() + ":" + std::to_string(endpoint.port()));
+    }
+}
+
 listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_context& context,
                    std::vector<const site_context*> sites)
     : ioc_(ioc),
@@ -21,23 +40,7 @@ listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_con
       pause_timer_(acceptor_.get_executor()),
       context_(context),
       sites_(std::move(sites)) {
-    auto where = [&] {
-        return endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
-    };
-    boost::system::error_code ec;
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) {
-        acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-    }
-    if (!ec) {
-        acceptor_.bind(endpoint, ec);
-    }
-    if (!ec) {
-        acceptor_.listen(net::socket_base::max_listen_connections, ec);
-    }
-    if (ec) {
-        throw std::system_error(ec, "cannot listen on " + where());
-    }
+    open_acceptor(acceptor_, endpoint, "cannot listen on ");
 }
 
 tcp::endpoint listener::local_endpoint() const {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -11,6 +12,11 @@
 #include "server/http_context.hpp"
 
 namespace spindle::server {
+
+/// Opens `acceptor` on `endpoint` (SO_REUSEADDR, bind, listen). Throws std::system_error whose
+/// text is `what` followed by the address, so start-up fails before anything is served.
+void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor,
+                   const boost::asio::ip::tcp::endpoint& endpoint, const std::string& what);
 
 /// Accepts connections on one address and starts an http_session for each, on its own strand.
 /// Stops accepting while the connection limit is reached (the kernel backlog holds the rest).
