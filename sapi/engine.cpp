@@ -16,6 +16,7 @@
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
 #include "sapi/sapi_module.hpp"
+#include "sapi/server_variables.hpp"
 #include "sapi/slot_context.hpp"
 
 namespace spindle::sapi {
@@ -55,8 +56,17 @@ void on_vm_interrupt(zend_execute_data* execute_data) {
     }
 }
 
+// php_import_environment_variables: $_ENV, and $_SERVER's environment part when the slot's
+// own copy cannot be used (sapi_module.cpp). A classic request's $_ENV starts from the
+// thread's copy of the environment (env_arrays.hpp).
 void import_environment(zval* array) {
-    current_environment().import_into(array);
+    const env_snapshot& environment = current_environment();
+    if (thread_slot != nullptr && thread_slot->req != nullptr && thread_slot->worker == nullptr &&
+        array == &PG(http_globals)[TRACK_VARS_ENV] &&
+        thread_slot->classic_env_arrays.lend_env(array, environment)) {
+        return;
+    }
+    environment.import_into(array);
 }
 
 // Defaults that a php.ini may override (ini_defaults runs before php.ini is parsed): the
@@ -241,6 +251,8 @@ engine::engine(engine_options options) {
     if (spindle_sapi_module.startup(&spindle_sapi_module) == FAILURE) {
         throw std::runtime_error("PHP failed to start; see the PHP messages above");
     }
+    // The $_SERVER keys and the filter.default decision; php.ini is loaded now.
+    init_server_variables();
     previous_interrupt_function = zend_interrupt_function;
     zend_interrupt_function = on_vm_interrupt;
     if (zend_get_extension("Zend OPcache") == nullptr) {
@@ -258,6 +270,7 @@ engine::engine(engine_options options) {
 
 engine::~engine() {
     php_module_shutdown();
+    shutdown_server_variables();
     sapi_shutdown();
     tsrm_shutdown();
     free(spindle_sapi_module.ini_entries);
@@ -279,6 +292,9 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
 }
 
 engine::thread_scope::~thread_scope() {
+    // The next thread of this slot starts afresh.
+    thread_slot->header_keys.clear();
+    thread_slot->classic_env_arrays.clear();
     thread_slot = nullptr;
     ts_free_thread();
 }
@@ -371,7 +387,8 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
         zend_array_release(ctx.kept_server);
         ctx.kept_server = nullptr;
     }
-    ctx.server_keys.clear();
+    // Some keys may live in this script's request memory, which the shutdown frees.
+    release_server_keys(ctx.server_keys);
     php_request_shutdown(nullptr);
     if (open_request != nullptr && !ctx.finished) {
         open_request->sink->finish(true);

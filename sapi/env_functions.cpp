@@ -5,6 +5,7 @@
 
 #include "sapi/env_snapshot.hpp"
 #include "sapi/php.hpp"
+#include "sapi/server_variables.hpp"
 #include "sapi/slot_context.hpp"
 
 namespace spindle::sapi {
@@ -92,13 +93,29 @@ ZEND_FUNCTION(spindle_getenv) {
     }
     if (!local_only && ctx != nullptr && ctx->req != nullptr) {
         // php-fpm's getenv() sees the request's CGI variables (REMOTE_ADDR, HTTP_HOST...).
-        if (zend_is_auto_global_str(ZEND_STRL("_SERVER"))) {
-            zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
-            if (Z_TYPE_P(server) == IS_ARRAY) {
-                zval* value = zend_symtable_find(Z_ARRVAL_P(server), name);
-                if (value != nullptr && Z_TYPE_P(value) == IS_STRING) {
-                    RETURN_STR_COPY(Z_STR_P(value));
+        if (variables_order_has_server()) {
+            if (zend_is_auto_global_str(ZEND_STRL("_SERVER"))) {
+                zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
+                if (Z_TYPE_P(server) == IS_ARRAY) {
+                    zval* value = zend_symtable_find(Z_ARRVAL_P(server), name);
+                    if (value != nullptr && Z_TYPE_P(value) == IS_STRING) {
+                        RETURN_STR_COPY(Z_STR_P(value));
+                    }
                 }
+            }
+        } else {
+            // $_SERVER stays empty without 'S', but php-fpm's getenv() still sees its FastCGI
+            // parameters: look in the request's variables, built for this call.
+            zval variables;
+            array_init(&variables);
+            register_server_variables(*current_slot(), &variables, nullptr, true);
+            zval* value = zend_symtable_find(Z_ARRVAL(variables), name);
+            if (value != nullptr && Z_TYPE_P(value) == IS_STRING) {
+                RETVAL_STR_COPY(Z_STR_P(value));
+            }
+            zval_ptr_dtor(&variables);
+            if (Z_TYPE_P(return_value) == IS_STRING) {
+                return;
             }
         }
     }

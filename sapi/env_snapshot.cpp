@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "sapi/server_keys.hpp"
+
 extern char** environ;
 
 namespace spindle::sapi {
@@ -15,6 +17,23 @@ zend_string* make_shared_string(std::string_view text) {
     GC_TYPE_INFO(s) = GC_STRING | ((IS_STR_INTERNED | IS_STR_PERSISTENT) << GC_FLAGS_SHIFT);
     zend_string_hash_val(s);
     return s;
+}
+
+// Room left in the prepared array for what a request adds to $_SERVER (CGI variables and
+// headers; a typical request adds 30 to 50).
+constexpr uint32_t request_variables_room = 64;
+
+// A name a request may set in $_SERVER (or PHP's check_http_proxy() in $_ENV).
+bool is_request_name(std::string_view name) {
+    if (name.starts_with("HTTP_") || name == "argv" || name == "argc") {
+        return true;
+    }
+    for (std::size_t i = 0; i < static_cast<std::size_t>(server_key::count); ++i) {
+        if (name == to_string(static_cast<server_key>(i))) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool is_valid_name(std::string_view name) {
@@ -42,11 +61,20 @@ env_snapshot::env_snapshot(const std::vector<const layer*>& layers) {
         }
     }
     array_ = static_cast<HashTable*>(malloc(sizeof(HashTable)));
-    zend_hash_init(array_, static_cast<uint32_t>(entries_.size()), nullptr, nullptr, 1);
+    zend_hash_init(array_, static_cast<uint32_t>(entries_.size()) + request_variables_room, nullptr,
+                   nullptr, 1);
+    // Hashed even when empty, so that the copy a request gets is too.
+    zend_hash_real_init_mixed(array_);
     for (const entry& e : entries_) {
         zval value;
         ZVAL_INTERNED_STR(&value, e.value);
         zend_symtable_update(array_, e.name, &value);
+    }
+    GC_ADD_FLAGS(array_, IS_ARRAY_IMMUTABLE);
+    for (const entry& e : entries_) {
+        if (is_request_name(std::string_view(ZSTR_VAL(e.name), ZSTR_LEN(e.name)))) {
+            shadowable_.push_back(e);
+        }
     }
 }
 
@@ -63,6 +91,7 @@ void env_snapshot::set(std::string_view name, std::string_view value) {
 }
 
 env_snapshot::~env_snapshot() {
+    GC_DEL_FLAGS(array_, IS_ARRAY_IMMUTABLE);
     zend_hash_destroy(array_);
     free(array_);
     for (const entry& e : entries_) {
@@ -90,6 +119,10 @@ void env_snapshot::import_into(zval* array) const noexcept {
         ZVAL_INTERNED_STR(&value, e.value);
         zend_symtable_update(table, e.name, &value);
     }
+}
+
+const zval* env_snapshot::find_value(zend_string* name) const noexcept {
+    return zend_hash_find_known_hash(array_, name);
 }
 
 zend_string* env_snapshot::find_string(std::string_view name) const noexcept {

@@ -9,6 +9,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sapi/env_functions.hpp"
 #include "sapi/server_variables.hpp"
 #include "sapi/slot_context.hpp"
 
@@ -85,11 +86,27 @@ char* on_read_cookies() noexcept {
     return ctx->cookies.data();
 }
 
+// Classic requests forget what they borrowed here: after the superglobals and the symbol
+// table are released (php_request_shutdown steps 8 and 9), before the request memory is.
+// Also runs at the end of each worker request (sapi_deactivate), which borrows nothing.
+int on_deactivate() noexcept {
+    if (slot_context* ctx = current_slot()) {
+        ctx->classic_env_arrays.take_back();
+    }
+    return SUCCESS;
+}
+
 void on_register_variables(zval* track_vars_array) noexcept {
     slot_context* ctx = context();
-    php_import_environment_variables(track_vars_array);
+    // A classic request starts from the thread's copy of the environment instead of a new
+    // one; a worker keeps its own $_SERVER between requests (worker_request.cpp).
+    bool borrowed = ctx != nullptr && ctx->req != nullptr && ctx->worker == nullptr &&
+                    ctx->classic_env_arrays.lend_server(track_vars_array, current_environment());
+    if (!borrowed) {
+        php_import_environment_variables(track_vars_array);
+    }
     if (ctx != nullptr && ctx->req != nullptr) {
-        register_server_variables(*ctx->req, ctx->worker, track_vars_array,
+        register_server_variables(*ctx, track_vars_array,
                                   ctx->worker != nullptr ? &ctx->server_keys : nullptr);
     }
 }
@@ -174,8 +191,8 @@ sapi_module_struct spindle_sapi_module = {
     nullptr,                      // startup: set by the engine (needs the module entry)
     php_module_shutdown_wrapper,  // shutdown
 
-    on_activate,  // activate
-    nullptr,      // deactivate
+    on_activate,    // activate
+    on_deactivate,  // deactivate
 
     on_ub_write,  // unbuffered write
     on_flush,     // flush

@@ -1,155 +1,242 @@
+// The request part of $_SERVER, built in one pass on the slot thread that serves the request.
+// Keys come prepared (sapi/server_keys.hpp), values are inserted directly: no per-variable
+// name parsing and no trip through the input filter unless filter.default asks for one.
+
 #include "sapi/server_variables.hpp"
 
 #include <array>
 #include <charconv>
-#include <string>
+#include <cstring>
 #include <string_view>
-#include <vector>
+
+#include "sapi/server_keys.hpp"
 
 namespace spindle::sapi {
 namespace {
 
-// Registers variables into one array, noting their names when asked to.
-struct variable_writer {
-    zval* array;
-    std::vector<std::string>* names;
+// Set on the control thread by init_server_variables() before any slot thread starts, read
+// only afterwards.
+bool values_are_filtered = false;
+// Header keys that need a decision per request, looked up once.
+zend_string* content_type_key = nullptr;
+zend_string* content_length_key = nullptr;
+zend_string* cookie_key = nullptr;
+zend_string* proxy_key = nullptr;
 
-    // One variable through the input filter, as php-fpm registers its CGI parameters. `name`
-    // must be NUL-terminated.
-    void add(const char* name, std::string_view value) const noexcept {
-        if (names != nullptr) {
-            names->emplace_back(name);
+// A request-memory copy of a key owned by a thread's header_key_cache, hash included: the
+// array gets a string that lives as long as the array, whatever the cache evicts.
+zend_string* request_copy(const zend_string* cached) noexcept {
+    zend_string* copy = zend_string_alloc(ZSTR_LEN(cached), 0);
+    std::memcpy(ZSTR_VAL(copy), ZSTR_VAL(cached), ZSTR_LEN(cached) + 1);
+    ZSTR_H(copy) = ZSTR_H(cached);
+    return copy;
+}
+
+bool same_key(const zend_string* a, const zend_string* b) noexcept {
+    return a == b || (ZSTR_H(a) == ZSTR_H(b) && zend_string_equal_content(a, b));
+}
+
+// Inserts into one array and notes the keys when asked to.
+struct variable_writer {
+    HashTable* table;
+    std::vector<zend_string*>* added;
+    bool filtered;
+
+    void add(zend_string* key, std::string_view value) const noexcept {
+        if (filtered) {
+            add_filtered(key, value);
+        } else {
+            zval entry;
+            ZVAL_STRINGL_FAST(&entry, value.data(), value.size());
+            zend_hash_update(table, key, &entry);
         }
-        // The filter may replace the value (efree + new allocation), so it must be emalloc'd.
+        note(key);
+    }
+
+    void add(server_key key, std::string_view value) const noexcept { add(key_of(key), value); }
+
+    // `first` + `second` without a temporary.
+    void add(server_key name, std::string_view first, std::string_view second) const noexcept {
+        zend_string* key = key_of(name);
+        zend_string* value =
+            zend_string_concat2(first.data(), first.size(), second.data(), second.size());
+        if (filtered) {
+            add_filtered(key, std::string_view(ZSTR_VAL(value), ZSTR_LEN(value)));
+            zend_string_release(value);
+        } else {
+            zval entry;
+            ZVAL_STR(&entry, value);
+            zend_hash_update(table, key, &entry);
+        }
+        note(key);
+    }
+
+    void add_number(server_key key, std::uint64_t number) const noexcept {
+        std::array<char, 24> digits;
+        auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), number);
+        add(key, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+    }
+
+    // As php-fpm registers a CGI parameter: the filter gets an emalloc'd copy it may replace.
+    // ext/filter's php_sapi_filter() registers the filtered value into
+    // PG(http_globals)[TRACK_VARS_SERVER] itself (the array being built) and returns 0; a
+    // filter that returns non-zero leaves the registration to us.
+    void add_filtered(zend_string* key, std::string_view value) const noexcept {
         char* copy = estrndup(value.data(), value.size());
         size_t new_length = value.size();
-        if (sapi_module.input_filter(PARSE_SERVER, name, &copy, value.size(), &new_length)) {
-            php_register_variable_safe(name, copy, new_length, array);
+        if (sapi_module.input_filter(PARSE_SERVER, ZSTR_VAL(key), &copy, value.size(),
+                                     &new_length)) {
+            zval entry;
+            ZVAL_STRINGL_FAST(&entry, copy, new_length);
+            zend_hash_update(table, key, &entry);
         }
         efree(copy);
     }
 
-    void add_number(const char* name, std::uint64_t number) const noexcept {
-        std::array<char, 24> digits;
-        auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), number);
-        add(name, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+    void note(zend_string* key) const noexcept {
+        if (added != nullptr) {
+            added->push_back(zend_string_copy(key));
+        }
     }
 };
 
-// "Content-Type" -> "HTTP_CONTENT_TYPE" into `out` (NUL-terminated). Names reach here already
-// restricted to letters, digits and '-' by the front end.
-void http_variable_name(std::string_view header_name, std::string& out) {
-    out.assign("HTTP_");
-    for (char c : header_name) {
-        if (c == '-') {
-            out.push_back('_');
-        } else if (c >= 'a' && c <= 'z') {
-            out.push_back(static_cast<char>(c - 'a' + 'A'));
-        } else {
-            out.push_back(c);
-        }
-    }
-}
-
-bool equals_ignore_case(std::string_view a, std::string_view b) noexcept {
-    if (a.size() != b.size()) {
-        return false;
-    }
-    for (size_t i = 0; i < a.size(); ++i) {
-        char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-        char y = b[i] >= 'A' && b[i] <= 'Z' ? static_cast<char>(b[i] - 'A' + 'a') : b[i];
-        if (x != y) {
-            return false;
-        }
-    }
-    return true;
-}
+// Variables added besides the headers, for sizing the table: the CGI set, HTTPS, AUTH_TYPE,
+// FRANKENPHP_WORKER and the five PHP adds after us.
+constexpr uint32_t fixed_variable_count = static_cast<uint32_t>(server_key::count);
 
 }  // namespace
 
-void register_server_variables(const request& req, const worker_script* worker, zval* array,
-                               std::vector<std::string>* added_names) noexcept {
-    const variable_writer out{array, added_names};
-    const std::string_view scheme = req.is_https ? "https" : "http";
+void init_server_variables() {
+    create_server_keys();
+    content_type_key = common_header_key("Content-Type");
+    content_length_key = common_header_key("Content-Length");
+    cookie_key = common_header_key("Cookie");
+    proxy_key = common_header_key("Proxy");
+    // Unset (no filter extension), empty or unsafe_raw: values go in as received. Any other
+    // name goes through the filter, which also handles names it does not know (it falls back
+    // to unsafe_raw) - slower, never wrong.
+    bool exists = false;
+    const char* filter =
+        zend_ini_string_ex("filter.default", sizeof("filter.default") - 1, 0, &exists);
+    values_are_filtered =
+        exists && filter != nullptr && filter[0] != '\0' && strcasecmp(filter, "unsafe_raw") != 0;
+}
+
+void shutdown_server_variables() noexcept {
+    content_type_key = content_length_key = cookie_key = proxy_key = nullptr;
+    destroy_server_keys();
+}
+
+void release_server_keys(std::vector<zend_string*>& keys) noexcept {
+    for (zend_string* key : keys) {
+        zend_string_release(key);
+    }
+    keys.clear();
+}
+
+bool variables_order_has_server() noexcept {
+    const char* order = PG(variables_order);
+    return order != nullptr && (std::strchr(order, 'S') != nullptr || std::strchr(order, 's'));
+}
+
+void register_server_variables(slot_context& ctx, zval* array,
+                               std::vector<zend_string*>* added_keys, bool raw) noexcept {
+    const request& req = *ctx.req;
+    const std::vector<header>& headers = req.headers;
+    HashTable* table = Z_ARRVAL_P(array);
+    // One allocation for everything this request adds, instead of doubling as it grows. A
+    // packed table (an environment of numeric names only) is converted by the first insert.
+    if (!HT_IS_PACKED(table)) {
+        zend_hash_extend(table,
+                         zend_hash_num_elements(table) + fixed_variable_count +
+                             static_cast<uint32_t>(headers.size()),
+                         0);
+    }
+    const variable_writer out{table, added_keys, values_are_filtered && !raw};
 
     // The worker's env is part of its environment snapshot, imported before this.
-    if (worker != nullptr) {
-        out.add("FRANKENPHP_WORKER", "1");
+    if (ctx.worker != nullptr) {
+        out.add(server_key::frankenphp_worker, "1");
     }
-
-    out.add("SERVER_SOFTWARE", "Spindle/" SPINDLE_VERSION);
-    out.add("GATEWAY_INTERFACE", "CGI/1.1");
-    out.add("SERVER_PROTOCOL", req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
-    out.add("REQUEST_SCHEME", scheme);
+    out.add(server_key::server_software, "Spindle/" SPINDLE_VERSION);
+    out.add(server_key::gateway_interface, "CGI/1.1");
+    out.add(server_key::server_protocol, req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
+    out.add(server_key::request_scheme, req.is_https ? "https" : "http");
     if (req.is_https) {
-        out.add("HTTPS", "on");
+        out.add(server_key::https, "on");
     }
-    out.add("SERVER_NAME", req.server_name);
-    out.add("SERVER_ADDR", req.server_addr);
-    out.add_number("SERVER_PORT", req.server_port);
-    out.add("REMOTE_ADDR", req.remote_addr);
+    out.add(server_key::server_name, req.server_name);
+    out.add(server_key::server_addr, req.server_addr);
+    out.add_number(server_key::server_port, req.server_port);
+    out.add(server_key::remote_addr, req.remote_addr);
     // No reverse DNS: like Caddy and php-fpm behind nginx, REMOTE_HOST is the address.
-    out.add("REMOTE_HOST", req.remote_addr);
-    out.add_number("REMOTE_PORT", req.remote_port);
-    out.add("REQUEST_METHOD", req.method);
-    out.add("REQUEST_URI", req.uri);
-    out.add("QUERY_STRING", req.query);
-    out.add("DOCUMENT_ROOT", req.document_root);
-    out.add("DOCUMENT_URI", req.script_name);
-    out.add("SCRIPT_FILENAME", req.script_filename);
-    out.add("SCRIPT_NAME", req.script_name);
-    out.add("PATH_INFO", req.path_info);
+    out.add(server_key::remote_host, req.remote_addr);
+    out.add_number(server_key::remote_port, req.remote_port);
+    out.add(server_key::request_method, req.method);
+    out.add(server_key::request_uri, req.uri);
+    out.add(server_key::query_string, req.query);
+    out.add(server_key::document_root, req.document_root);
+    out.add(server_key::document_uri, req.script_name);
+    out.add(server_key::script_filename, req.script_filename);
+    out.add(server_key::script_name, req.script_name);
+    out.add(server_key::path_info, req.path_info);
     if (!req.path_info.empty()) {
-        out.add("PATH_TRANSLATED", req.document_root + req.path_info);
+        out.add(server_key::path_translated, req.document_root, req.path_info);
     }
-    out.add("PHP_SELF", req.script_name + req.path_info);
-    out.add("CONTENT_TYPE", req.content_type);
+    out.add(server_key::php_self, req.script_name, req.path_info);
+    out.add(server_key::content_type, req.content_type);
     if (req.content_length > 0 || !req.content_type.empty()) {
-        out.add_number("CONTENT_LENGTH", req.content_length);
+        out.add_number(server_key::content_length, req.content_length);
     } else {
-        out.add("CONTENT_LENGTH", "");
+        out.add(server_key::content_length, "");
     }
     if (SG(request_info).auth_user != nullptr) {
-        out.add("AUTH_TYPE", "Basic");
+        out.add(server_key::auth_type, "Basic");
     }
 
-    // One HTTP_* per header name; repeated headers are joined as CGI/1.1 says (", "), except
-    // Cookie, which PHP parses with "; ".
-    std::string name;
-    std::string joined;
-    const auto& headers = req.headers;
-    for (size_t i = 0; i < headers.size(); ++i) {
-        const header& h = headers[i];
-        if (equals_ignore_case(h.name, "content-type") ||
-            equals_ignore_case(h.name, "content-length")) {
+    // The key of every header first (null: not a variable), so that repeated names can be
+    // joined. Scratch buffers live in the slot's context: nothing with a destructor may sit
+    // in this frame, which an allocation failure can leave by longjmp.
+    std::vector<zend_string*>& keys = ctx.header_key_scratch;
+    keys.clear();
+    for (const header& h : headers) {
+        zend_string* key = common_header_key(h.name);
+        if (key == nullptr) {
+            const zend_string* cached = ctx.header_keys.find_or_convert(h.name);
+            key = cached != nullptr ? request_copy(cached) : nullptr;
+        } else if (key == content_type_key || key == content_length_key || key == proxy_key) {
+            key = nullptr;
+        }
+        keys.push_back(key);
+    }
+
+    // One HTTP_* per name; repeated headers are joined as CGI/1.1 says (", "), except Cookie,
+    // which PHP parses with "; ".
+    std::string& joined = ctx.header_join_scratch;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        zend_string* key = keys[i];
+        if (key == nullptr) {
             continue;
         }
-        // A name seen earlier was already registered with every value.
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; ++j) {
-            seen = equals_ignore_case(headers[j].name, h.name);
-        }
-        if (seen) {
-            continue;
-        }
-        http_variable_name(h.name, name);
-        std::string_view value = h.value;
+        std::string_view value = headers[i].value;
         bool repeated = false;
-        for (size_t j = i + 1; j < headers.size(); ++j) {
-            if (!equals_ignore_case(headers[j].name, h.name)) {
+        for (std::size_t j = i + 1; j < keys.size(); ++j) {
+            if (keys[j] == nullptr || !same_key(keys[j], key)) {
                 continue;
             }
             if (!repeated) {
-                joined.assign(h.value);
+                joined.assign(value);
                 repeated = true;
             }
-            joined.append(equals_ignore_case(h.name, "cookie") ? "; " : ", ");
+            joined.append(key == cookie_key ? "; " : ", ");
             joined.append(headers[j].value);
+            zend_string_release(keys[j]);
+            keys[j] = nullptr;
         }
-        if (repeated) {
-            value = joined;
-        }
-        out.add(name.c_str(), value);
+        out.add(key, repeated ? std::string_view(joined) : value);
+        // The array holds its own reference (or kept the equal key it already had).
+        zend_string_release(key);
+        keys[i] = nullptr;
     }
 }
 

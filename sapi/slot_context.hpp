@@ -8,10 +8,13 @@
 #include <utility>
 #include <vector>
 
+#include "sapi/env_arrays.hpp"
 #include "sapi/request.hpp"
+#include "sapi/server_keys.hpp"
 #include "sapi/worker_script.hpp"
 
 struct _zend_array;
+struct _zend_string;
 
 namespace spindle::sapi {
 
@@ -37,8 +40,17 @@ struct slot_context {
     /// The worker's $_SERVER, kept between its requests so the environment part is not
     /// rebuilt each time; null when there is none to reuse.
     _zend_array* kept_server = nullptr;
-    /// Names the request put into kept_server (removed before the next request's).
-    std::vector<std::string> server_keys;
+    /// Keys the request put into kept_server, in order, each holding a reference (removed
+    /// before the next request's; see release_server_keys).
+    std::vector<_zend_string*> server_keys;
+
+    /// Classic requests' $_SERVER and $_ENV start from these (env_arrays.hpp).
+    env_arrays classic_env_arrays;
+
+    // $_SERVER building (server_variables.cpp).
+    header_key_cache header_keys;                   ///< uncommon header names, converted once
+    std::vector<_zend_string*> header_key_scratch;  ///< one request's header keys
+    std::string header_join_scratch;                ///< values of a repeated header, joined
 
     /// putenv() of this thread: name -> value, or nullopt for an unset. Laid over the
     /// environment by getenv(); the process environment is never changed. Cleared after each

@@ -9,6 +9,7 @@
 #include "sapi/env_functions.hpp"
 #include "sapi/env_snapshot.hpp"
 #include "sapi/php.hpp"
+#include "sapi/server_keys.hpp"
 #include "sapi/server_variables.hpp"
 
 namespace spindle::sapi {
@@ -33,29 +34,30 @@ void call_module_hooks(bool startup) {
 }
 
 // What php_register_server_variables() adds after the SAPI's own variables.
-void add_engine_server_variables(HashTable* server, std::vector<std::string>& names) {
+void add_engine_server_variables(HashTable* server, std::vector<zend_string*>& keys) {
     zval value;
-    auto put = [&](const char* name) {
-        zend_symtable_str_update(server, name, strlen(name), &value);
-        names.emplace_back(name);
+    auto put = [&](server_key name) {
+        zend_string* key = key_of(name);
+        zend_hash_update(server, key, &value);
+        keys.push_back(key);  // interned: no reference to take
     };
     if (SG(request_info).auth_user != nullptr) {
         ZVAL_STRING(&value, SG(request_info).auth_user);
-        put("PHP_AUTH_USER");
+        put(server_key::php_auth_user);
     }
     if (SG(request_info).auth_password != nullptr) {
         ZVAL_STRING(&value, SG(request_info).auth_password);
-        put("PHP_AUTH_PW");
+        put(server_key::php_auth_pw);
     }
     if (SG(request_info).auth_digest != nullptr) {
         ZVAL_STRING(&value, SG(request_info).auth_digest);
-        put("PHP_AUTH_DIGEST");
+        put(server_key::php_auth_digest);
     }
     ZVAL_DOUBLE(&value, sapi_get_request_time());
     double now = Z_DVAL(value);
-    put("REQUEST_TIME_FLOAT");
+    put(server_key::request_time_float);
     ZVAL_LONG(&value, zend_dval_to_lval(now));
-    put("REQUEST_TIME");
+    put(server_key::request_time);
 }
 
 // $_SERVER for a worker request. The array of the thread's previous request is reused when
@@ -67,19 +69,23 @@ void build_server_array(slot_context& ctx) {
     zend_array* kept = ctx.kept_server;
     zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
     if (kept != nullptr && GC_REFCOUNT(kept) == 1 && !PG(register_argc_argv) &&
-        Z_TYPE_P(server) == IS_UNDEF) {
+        Z_TYPE_P(server) == IS_UNDEF && variables_order_has_server()) {
         const env_snapshot& environment = current_environment();
-        for (const std::string& name : ctx.server_keys) {
-            zend_symtable_str_del(kept, name.data(), name.size());
-            if (zend_string* value = environment.find_string(name)) {
+        // Last added first: each removed entry is then the table's last bucket, so the table
+        // shrinks back instead of collecting holes. A shadowed environment value is restored
+        // in place, in the bucket it always had.
+        for (auto it = ctx.server_keys.rbegin(); it != ctx.server_keys.rend(); ++it) {
+            if (const zval* value = environment.find_value(*it)) {
                 zval restored;
-                ZVAL_INTERNED_STR(&restored, value);
-                zend_symtable_str_update(kept, name.data(), name.size(), &restored);
+                ZVAL_COPY_VALUE(&restored, value);
+                zend_hash_update(kept, *it, &restored);
+            } else {
+                zend_hash_del(kept, *it);
             }
         }
-        ctx.server_keys.clear();
+        release_server_keys(ctx.server_keys);
         ZVAL_ARR(server, kept);
-        register_server_variables(*ctx.req, ctx.worker, server, &ctx.server_keys);
+        register_server_variables(ctx, server, &ctx.server_keys);
         add_engine_server_variables(kept, ctx.server_keys);
         GC_ADDREF(kept);  // PG(http_globals) and ctx.kept_server
         zval global;
@@ -98,12 +104,14 @@ void build_server_array(slot_context& ctx) {
         zend_array_release(kept);
         ctx.kept_server = nullptr;
     }
-    ctx.server_keys.clear();
+    release_server_keys(ctx.server_keys);
     zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
     if (Z_TYPE_P(server) == IS_ARRAY) {
-        ctx.server_keys.insert(ctx.server_keys.end(),
-                               {"PHP_AUTH_USER", "PHP_AUTH_PW", "PHP_AUTH_DIGEST",
-                                "REQUEST_TIME_FLOAT", "REQUEST_TIME"});
+        for (server_key name :
+             {server_key::php_auth_user, server_key::php_auth_pw, server_key::php_auth_digest,
+              server_key::request_time_float, server_key::request_time}) {
+            ctx.server_keys.push_back(key_of(name));
+        }
         ctx.kept_server = Z_ARR_P(server);
         GC_ADDREF(ctx.kept_server);
     }
