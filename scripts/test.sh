@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Sets everything up (scripts/setup.sh, warnings as errors) and runs every test: formatting,
-# unit tests and the integration suite against the real binary (ctest), then a short fixed
-# fuzzing run of the Caddyfile front end (FUZZ_SECONDS, default 30; 0 skips it).
+# Sets everything up (scripts/setup.sh, warnings as errors; the Debian-packaged apps that
+# tests/apps drives) and runs every test: formatting, unit tests, the integration suite and
+# the app flows against the real binary (ctest), then a short fixed fuzzing run of the
+# Caddyfile front end (FUZZ_SECONDS, default 30; 0 skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CMAKE_ARGS="-DSPINDLE_WERROR=ON ${CMAKE_ARGS:-}" scripts/setup.sh
+scripts/install-app-deps.sh
 scripts/check-format.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2
 scripts/check-docker.sh
