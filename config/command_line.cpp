@@ -112,6 +112,14 @@ void set_log_level(php_server_args& args, std::string_view value) {
     args.config.log_level = value;
 }
 
+void set_log_format(php_server_args& args, std::string_view value) {
+    if (value != "console" && value != "json") {
+        throw config_error("unknown log format \"" + std::string(value) +
+                           "\" (use console or json)");
+    }
+    args.config.log_format = value;
+}
+
 void add_php_ini_setting(php_server_args& args, std::string_view value) {
     const std::size_t equals = value.find('=');
     const std::string_view key = value.substr(0, equals);
@@ -252,6 +260,8 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      [](php_server_args& args, std::string_view) { args.config.log_level = "debug"; }, nullptr},
     {"log-level", '\0', "LEVEL", "trace, debug, info, warn or error", set_log_level,
      [](const server_config& config) { return config.log_level; }},
+    {"log-format", '\0', "FORMAT", "console, or json: one object per line",
+     set_log_format, [](const server_config& config) { return config.log_format; }},
 });
 
 void set_adapter(php_server_args& args, std::string_view value) {

@@ -312,6 +312,10 @@ void engine::interrupt(std::size_t index) noexcept {
     pthread_kill(ctx.thread, interrupt_signal);
 }
 
+memory_use engine::last_request_memory() noexcept {
+    return thread_slot->last_memory;
+}
+
 const char* engine::php_version() noexcept {
     return PHP_VERSION;
 }
@@ -323,6 +327,7 @@ void engine::run_script(request& req) noexcept {
     bool failed = false;
     if (php_request_startup() == SUCCESS) {
         failed = !execute_file(req.script_filename);
+        ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};
     } else {
         spdlog::get("sapi")->error("[slot {} req {}] PHP request start-up failed", ctx.index,
                                    req.id);

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "sapi/memory_use.hpp"
 #include "sapi/request.hpp"
 #include "sapi/worker_script.hpp"
 
@@ -69,6 +70,11 @@ class engine {
     /// A slot that is between requests is unaffected. For worker restarts that outlast their
     /// grace period.
     void interrupt(std::size_t index) noexcept;
+
+    /// Zend memory of the calling slot thread's last request, taken as it ended: bytes in use
+    /// (for a worker, what the resident script keeps plus what the request left) and the
+    /// request's peak. Slot thread, after run_script() or inside worker_hooks::next_request.
+    static memory_use last_request_memory() noexcept;
 
     /// The PHP version string ("8.2.32").
     static const char* php_version() noexcept;

@@ -6,8 +6,9 @@
 #include <php.h>
 
 #include <SAPI.h>
-// head.h lacks the extern "C" wrapper the other headers have.
+// head.h and php_json.h lack the extern "C" wrapper the other headers have.
 extern "C" {
+#include <ext/json/php_json.h>
 #include <ext/standard/head.h>
 }
 #include <Zend/zend_exceptions.h>

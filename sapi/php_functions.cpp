@@ -2,8 +2,11 @@
 
 #include "sapi/php_functions.hpp"
 
+#include <cinttypes>
+
 #include "sapi/sapi_module.hpp"
 #include "sapi/slot_context.hpp"
+#include "sapi/structured_log.hpp"
 #include "sapi/worker_request.hpp"
 
 namespace spindle::sapi {
@@ -86,6 +89,12 @@ ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_handle_request, 0, 1, _IS_BOOL, 
 ZEND_ARG_TYPE_INFO(0, callback, IS_CALLABLE, 0)
 ZEND_END_ARG_INFO()
 
+ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_log, 0, 1, IS_VOID, 0)
+ZEND_ARG_TYPE_INFO(0, message, IS_STRING, 0)
+ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, level, IS_LONG, 0, "FRANKENPHP_LOG_LEVEL_INFO")
+ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, context, IS_ARRAY, 0, "[]")
+ZEND_END_ARG_INFO()
+
 ZEND_BEGIN_ARG_WITH_RETURN_TYPE_INFO_EX(arginfo_headers_send, 0, 0, IS_LONG, 0)
 ZEND_ARG_TYPE_INFO_WITH_DEFAULT_VALUE(0, status, IS_LONG, 0, "200")
 ZEND_END_ARG_INFO()
@@ -119,6 +128,68 @@ PHP_FUNCTION(frankenphp_handle_request) {
         RETURN_THROWS();
     }
     RETURN_BOOL(handle_worker_request(*ctx, &handler, &handler_cache));
+}
+
+// frankenphp_log(string $message, int $level = FRANKENPHP_LOG_LEVEL_INFO, array $context = []):
+// one line in the "php" log, the context's entries as structured fields. The text is built in
+// smart_strs: Zend memory, released with the request even if encoding a value bails out.
+PHP_FUNCTION(frankenphp_log) {
+    zend_string* message = nullptr;
+    zend_long level = 0;
+    HashTable* context = nullptr;
+    ZEND_PARSE_PARAMETERS_START(1, 3)
+    Z_PARAM_STR(message)
+    Z_PARAM_OPTIONAL
+    Z_PARAM_LONG(level)
+    Z_PARAM_ARRAY_HT(context)
+    ZEND_PARSE_PARAMETERS_END();
+
+    constexpr int options = PHP_JSON_UNESCAPED_SLASHES | PHP_JSON_UNESCAPED_UNICODE |
+                            PHP_JSON_INVALID_UTF8_SUBSTITUTE | PHP_JSON_PARTIAL_OUTPUT_ON_ERROR;
+    smart_str fields = {};
+    if (context != nullptr) {
+        zend_ulong index = 0;
+        zend_string* key = nullptr;
+        zval* value = nullptr;
+        ZEND_HASH_FOREACH_KEY_VAL(context, index, key, value) {
+            if (fields.s != nullptr) {
+                smart_str_appendc(&fields, ',');
+            }
+            if (key != nullptr) {
+                zend_string* name = php_json_encode_string(ZSTR_VAL(key), ZSTR_LEN(key), options);
+                smart_str_append(&fields, name);
+                zend_string_release(name);
+            } else {
+                smart_str_appendc(&fields, '"');
+                smart_str_append_unsigned(&fields, index);
+                smart_str_appendc(&fields, '"');
+            }
+            smart_str_appendc(&fields, ':');
+            php_json_encode(&fields, value, options);
+        }
+        ZEND_HASH_FOREACH_END();
+    }
+    smart_str line = {};
+    const slot_context* ctx = current_slot();
+    if (ctx != nullptr && ctx->req != nullptr) {
+        smart_str_append_printf(&line, "[slot %zu req %" PRIu64 "] ", ctx->index, ctx->req->id);
+    }
+    smart_str_append(&line, message);
+    smart_str_0(&line);
+    log_with_fields(slog_level(level), {ZSTR_VAL(line.s), ZSTR_LEN(line.s)},
+                    fields.s != nullptr ? std::string_view(ZSTR_VAL(fields.s), ZSTR_LEN(fields.s))
+                                        : std::string_view());
+    smart_str_free(&line);
+    smart_str_free(&fields);
+}
+
+// The slog levels frankenphp_log() takes, under FrankenPHP's names.
+PHP_MINIT_FUNCTION(spindle) {
+    REGISTER_LONG_CONSTANT("FRANKENPHP_LOG_LEVEL_DEBUG", -4, CONST_CS | CONST_PERSISTENT);
+    REGISTER_LONG_CONSTANT("FRANKENPHP_LOG_LEVEL_INFO", 0, CONST_CS | CONST_PERSISTENT);
+    REGISTER_LONG_CONSTANT("FRANKENPHP_LOG_LEVEL_WARN", 4, CONST_CS | CONST_PERSISTENT);
+    REGISTER_LONG_CONSTANT("FRANKENPHP_LOG_LEVEL_ERROR", 8, CONST_CS | CONST_PERSISTENT);
+    return SUCCESS;
 }
 
 PHP_FUNCTION(getallheaders) {
@@ -162,14 +233,15 @@ const zend_function_entry spindle_functions[] = {
                 ZEND_FALIAS(frankenphp_request_headers, getallheaders, arginfo_headers_array)
                     ZEND_FE(apache_response_headers, arginfo_headers_array) ZEND_FALIAS(
                         frankenphp_response_headers, apache_response_headers, arginfo_headers_array)
-                        ZEND_FE(headers_send, arginfo_headers_send) ZEND_FE_END};
+                        ZEND_FE(headers_send, arginfo_headers_send)
+                            ZEND_FE(frankenphp_log, arginfo_log) ZEND_FE_END};
 
 }  // namespace
 
 zend_module_entry spindle_module_entry = {STANDARD_MODULE_HEADER,
                                           "spindle",
                                           spindle_functions,
-                                          nullptr,  // MINIT
+                                          PHP_MINIT(spindle),
                                           nullptr,  // MSHUTDOWN
                                           nullptr,  // RINIT
                                           nullptr,  // RSHUTDOWN

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sapi/env_arrays.hpp"
+#include "sapi/memory_use.hpp"
 #include "sapi/request.hpp"
 #include "sapi/server_keys.hpp"
 #include "sapi/worker_script.hpp"
@@ -30,6 +31,7 @@ struct slot_context {
     bool finished = false;      ///< the response was completed (finish_request or end)
     std::string cookies;        ///< Cookie header values joined with "; " (read_cookies)
     std::string status_reason;  ///< scratch for the reason phrase of a custom status line
+    memory_use last_memory;     ///< Zend memory as the last request ended (admin /threads)
 
     // Worker mode: set while a resident worker script runs on this slot.
     const worker_script* worker = nullptr;  ///< the script and its env; null in classic mode

@@ -200,6 +200,9 @@ void end_request(slot_context& ctx) noexcept {
     zend_set_memory_limit(PG(memory_limit));
     // The script now waits for the next request: no execution timer while it waits.
     zend_unset_timeout();
+    // What stays is the resident script's own memory; the next request's peak starts there.
+    ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};
+    zend_memory_reset_peak_usage();
 }
 
 }  // namespace

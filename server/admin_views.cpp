@@ -213,9 +213,9 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
                         std::chrono::duration<double, std::milli>(running->elapsed).count()}};
         }
         entry["request"] = std::move(request);
-        // PHP's own memory figure (zend_memory_usage) can only be read inside sapi/, which does
-        // not report it yet; the process's resident size is in /metrics.
-        entry["memory_bytes"] = nullptr;
+        const sapi::memory_use memory = s->memory();
+        entry["memory_bytes"] = memory.in_use;
+        entry["peak_memory_bytes"] = memory.peak;
         threads.push_back(std::move(entry));
     }
     json groups = json::array();

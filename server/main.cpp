@@ -19,6 +19,7 @@
 #include "config/json_config.hpp"
 #include "config/resolve_config.hpp"
 #include "sapi/engine.hpp"
+#include "sapi/structured_log.hpp"
 #include "server/http_server.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
@@ -61,11 +62,16 @@ void setup_logging(const std::string& level, const std::string& format) {
         auto logger = std::make_shared<spdlog::logger>(name, sink);
         if (format == "json") {
             auto formatter = std::make_unique<spdlog::pattern_formatter>();
-            formatter->add_flag<json_message_flag>('*').set_pattern(
-                R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"})");
+            formatter->add_flag<json_message_flag>('*');
+            formatter->add_flag<sapi::log_fields_flag>('&', true);
+            formatter->set_pattern(
+                R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"%&})");
             logger->set_formatter(std::move(formatter));
         } else {
-            logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v");
+            auto formatter = std::make_unique<spdlog::pattern_formatter>();
+            formatter->add_flag<sapi::log_fields_flag>('&', false);
+            formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v%&");
+            logger->set_formatter(std::move(formatter));
         }
         logger->set_level(spdlog::level::from_str(level));
         logger->flush_on(spdlog::level::trace);

@@ -9,6 +9,7 @@ void classic_runtime::run_thread(std::size_t index, pool& host) {
     sapi::engine::thread_scope php_thread(engine_, index);
     while (job request = host.next_job(index)) {
         engine_.run_script(*request);
+        host.record_memory(index, sapi::engine::last_request_memory());
     }
 }
 

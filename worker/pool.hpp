@@ -88,6 +88,11 @@ class pool {
     /// The slots, for read-only observation (state, requests served).
     const std::vector<std::unique_ptr<slot>>& slots() const noexcept { return slots_; }
 
+    /// Slot thread `index` reports its PHP memory as its last request ended (admin /threads).
+    void record_memory(std::size_t index, sapi::memory_use memory) noexcept {
+        slots_[index]->record_memory(memory);
+    }
+
     /// Slot thread `index` is ready for a request: takes the oldest queued one, or goes idle
     /// and blocks until one is assigned. Null means stop.
     job next_job(std::size_t index);

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <thread>
 
+#include "sapi/memory_use.hpp"
 #include "sapi/request.hpp"
 #include "worker/duration_histogram.hpp"
 #include "worker/slot_state.hpp"
@@ -82,6 +83,13 @@ class slot {
     /// How long its requests took, from taking the request to asking for the next one.
     histogram_counts durations() const noexcept { return durations_.read(); }
 
+    /// Zend memory in use as its last request ended, and that request's peak; zero before
+    /// the first.
+    sapi::memory_use memory() const noexcept {
+        return {memory_in_use_.load(std::memory_order_relaxed),
+                memory_peak_.load(std::memory_order_relaxed)};
+    }
+
     /// The request it runs now; nullopt between requests (and in the moment between a request
     /// being assigned and the slot thread taking it). Any thread; never blocks the slot.
     std::optional<running_request> running() const;
@@ -101,6 +109,11 @@ class slot {
     /// Slot thread: counts a script start-up or restart.
     void count_boot() noexcept { boots_.fetch_add(1, std::memory_order_relaxed); }
     void count_restart(restart_reason reason) noexcept;
+    /// Slot thread: publishes memory().
+    void record_memory(sapi::memory_use memory) noexcept {
+        memory_in_use_.store(memory.in_use, std::memory_order_relaxed);
+        memory_peak_.store(memory.peak, std::memory_order_relaxed);
+    }
 
     static constexpr std::size_t running_text_words = running_text_capacity / 8;
 
@@ -110,6 +123,8 @@ class slot {
     std::atomic<std::uint64_t> boots_{0};
     std::atomic<std::uint64_t> crashes_{0};
     std::atomic<std::uint64_t> restarts_{0};
+    std::atomic<std::size_t> memory_in_use_{0};
+    std::atomic<std::size_t> memory_peak_{0};
     duration_histogram durations_;
     // The running request, published through a sequence lock whose data are atomics stored
     // with release and loaded with acquire, so no fence is needed (H. Boehm, "Can seqlocks get

@@ -46,6 +46,7 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
         hooks.next_request = [&]() -> sapi::request* {
             // The previous request is complete: let the connection go on.
             current.reset();
+            host.record_memory(index, sapi::engine::last_request_memory());
             if (policy_.max_requests > 0 && served >= policy_.max_requests) {
                 return nullptr;
             }

@@ -334,7 +334,7 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
         assert t["state"] == "ready" and t["request"] is None, t
         assert t["boots"] == 1 and t["crashes"] == 0, t
         assert set(t) == {"index", "group", "worker", "state", "requests", "boots", "crashes",
-                          "restarts", "request", "memory_bytes"}
+                          "restarts", "request", "memory_bytes", "peak_memory_bytes"}
         assert t["worker"] == (t["group"] != "classic")
     with ThreadPoolExecutor(max_workers=1) as pool:
         slow = pool.submit(srv.get, "/sleep.php?ms=1500&tag=x%20y", timeout=15)
@@ -363,6 +363,35 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
     done = wait_until(finished, message="the request over")
     assert done["requests"] == requests_before + 1
     assert done["state"] == "ready"
+
+
+def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
+    # One classic thread: both classic requests land on it.
+    srv = spindle(HTTP, *ADMIN, "--threads", "1") if mode == "classic" else spindle(HTTP, *ADMIN)
+    mib = 1 << 20
+
+    def slot_of(document):
+        group = "classic" if mode == "classic" else "/hold_memory.php"
+        return next(t for t in document["threads"] if t["group"] == group)
+
+    for count in (1, 2):
+        response = srv.get("/hold_memory.php?mib=8")
+        assert response.status == 200
+        # A worker keeps what the previous request stored; a classic run starts empty.
+        assert response.body == (b"%d\n" % count if mode == "worker" else b"1\n")
+    slot = wait_until(lambda: (lambda t: t if t["requests"] >= 2 else None)(
+        slot_of(threads(srv))), message="both requests counted")
+    # Each request allocated 8 MiB; the worker holds 16 MiB at the end, the classic run held 8
+    # MiB until its shutdown, and both peaked above 8.
+    held = 16 if mode == "worker" else 8
+    assert held * mib <= slot["memory_bytes"] < (held + 8) * mib, slot
+    assert slot["peak_memory_bytes"] >= max(slot["memory_bytes"], 8 * mib), slot
+    if mode == "worker":
+        # The peak restarts with each request: a small one afterwards peaks near what stays.
+        assert srv.get("/hold_memory.php?mib=0").status == 200
+        small = wait_until(lambda: (lambda t: t if t["requests"] >= 3 else None)(
+            slot_of(threads(srv))), message="the third request counted")
+        assert small["peak_memory_bytes"] < small["memory_bytes"] + 2 * mib, small
 
 
 # --- worker restarts -------------------------------------------------------------------------

@@ -5,6 +5,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import time
 
 import pytest
@@ -270,3 +271,45 @@ def test_pipelined_requests_get_their_own_superglobals(spindle):
     assert second["get"] == {"n": "2"}
     assert second["post"] == []
     assert second["cookie"] == []
+
+
+def php_log_lines(srv, tag):
+    """The JSON log objects of the "php" logger that mention `tag`."""
+    lines = [json.loads(line) for line in srv.log().splitlines() if line.startswith("{")]
+    return [line for line in lines if line["logger"] == "php" and tag in line["msg"]]
+
+
+def test_frankenphp_log_writes_levels_and_context_as_json_fields(spindle):
+    srv = spindle("sapi", "--log-format", "json", "--log-level", "debug")
+    srv.expect_errors(r"error t1")
+    assert srv.get("/frankenphp_log.php?tag=t1").body == b"logged\n"
+    # The lines are written in order; the reader thread may lag behind the response.
+    deadline = time.monotonic() + 5
+    while len(lines := php_log_lines(srv, "t1")) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(lines) == 5, lines
+    by_level = {line["msg"].split("] ", 1)[1]: line for line in lines}
+    assert by_level["debug t1"]["level"] == "debug"
+    assert by_level["info t1"]["level"] == "info"
+    warn = by_level["warn t1"]
+    assert warn["level"] == "warning" and warn["usage"] == 1048576 and warn["ok"] is True
+    error = by_level["error t1"]
+    assert error["level"] == "error"
+    assert error["text"] == "quote \" slash / line\nbreak"
+    assert error["list"] == ["a", 2, None] and error["map"] == {"k": 1.5}
+    assert error["7"] == "int key"
+    # The line carries the request's slot and id, like error_log()'s.
+    assert re.match(r"\[slot \d+ req \d+\] error t1$", error["msg"]), error
+    assert by_level["error_log t1"]["level"] in {"info", "error", "warning"}
+    assert "usage" not in by_level["error_log t1"]
+
+
+def test_frankenphp_log_fields_follow_the_message_in_console_lines(spindle):
+    srv = spindle("sapi", "--log-level", "info")
+    srv.expect_errors(r"error t2")
+    assert srv.get("/frankenphp_log.php?tag=t2").status == 200
+    record = srv.wait_for_log(r"warn t2")
+    assert record.level == "warning" and record.logger == "php"
+    assert record.text.endswith('warn t2 {"usage":1048576,"ok":true}'), record
+    # Below the server's level nothing is written.
+    assert not any("debug t2" in r.text for r in srv.records())

@@ -270,6 +270,15 @@ TEST(ParseCommandLine, LogLevelAcceptsEveryLevel) {
     }
 }
 
+TEST(ParseCommandLine, LogFormatIsConsoleOrJson) {
+    EXPECT_EQ(php_server({}).log_format, "console");
+    EXPECT_EQ(php_server({"--log-format", "json"}).log_format, "json");
+    EXPECT_EQ(php_server({"--log-format", "json", "--log-format", "console"}).log_format,
+              "console");
+    EXPECT_EQ(error_of({"php-server", "--log-format", "logfmt"}),
+              "flag --log-format: unknown log format \"logfmt\" (use console or json)");
+}
+
 TEST(ParseCommandLine, ListenReplacesTheDefaultAndRepeats) {
     EXPECT_THAT(php_server({"-l", "127.0.0.1:8081", "--listen", "[::1]:8081"}).sites.front().listen,
                 ElementsAre(listen_address{"127.0.0.1", 8081}, listen_address{"::1", 8081}));
