@@ -7,8 +7,8 @@
 #     build-php.sh fetches PHP from; the runtime stage installs the package of every shared
 #     library that the built spindle, libphp.so and the PHP extensions need; the CMD's
 #     --config, EXPOSE and HEALTHCHECK agree with docker/Caddyfile;
-#   - docker/Caddyfile: validates with the built binary, then is served once (on a free port):
-#     /healthz, the placeholder page, pdo_mysql, the compose example without a database, and
+#   - docker/Caddyfile: validates with the built binary, then is served once (on free ports):
+#     the admin /readyz and /healthz, the placeholder page, pdo_mysql, the compose example without a database, and
 #     an exit status of 0 on SIGTERM;
 #   - docker/compose.yaml: valid YAML with the db (MariaDB 11) and app services, healthchecks,
 #     depends_on service_healthy, the build context and volumes that exist, and every
@@ -485,7 +485,15 @@ def check_caddyfile(dockerfile, binary):
         if dockerfile["health"]:
             port, path = dockerfile["health"]
             site = [s for s in sites if any(l.endswith(f":{port}") for l in s.get("listen", []))]
-            if site:
+            admin = document.get("admin", "127.0.0.1:2019")
+            if admin != "off" and admin.endswith(f":{port}"):
+                if not admin.startswith(("127.0.0.1:", "localhost:", "[::1]:")):
+                    fail(f"{CADDYFILE}: the admin endpoint the HEALTHCHECK probes listens on "
+                         f"{admin}; keep it on loopback inside the container")
+                if path not in ("/healthz", "/readyz"):
+                    fail(f"{DOCKERFILE}: the HEALTHCHECK asks the admin endpoint for {path}, "
+                         f"which it does not answer (/healthz, /readyz)")
+            elif site:
                 if not any(r.get("path") == path and r.get("status", 200) == 200
                            for s in site for r in s.get("respond", [])):
                     fail(f"{CADDYFILE}: the HEALTHCHECK asks for {path} on :{port}, but no "
@@ -520,6 +528,13 @@ def check_caddyfile(dockerfile, binary):
         if count != 1:
             fail(f"{CADDYFILE}: no `:8080 {{` site line to serve it on a test port; update this check")
             return
+        admin_port = free_port()
+        text, count = re.subn(r"(?m)^(\s*admin\s+)127\.0\.0\.1:2019\s*$",
+                              rf"\g<1>127.0.0.1:{admin_port}", text)
+        if count != 1:
+            fail(f"{CADDYFILE}: no `admin 127.0.0.1:2019` line to serve it on a test port; "
+                 f"update this check")
+            return
         config = os.path.join(tmp, "Caddyfile")
         with open(config, "w") as f:
             f.write(text)
@@ -534,14 +549,19 @@ def check_caddyfile(dockerfile, binary):
             status = None
             while time.monotonic() < deadline and server.poll() is None:
                 try:
-                    status, _ = get(base + "/healthz", timeout=1)
-                    break
+                    status, _ = get(f"http://127.0.0.1:{admin_port}/readyz", timeout=1)
+                    if status == 200:
+                        break
                 except OSError:
-                    time.sleep(0.1)
+                    pass
+                time.sleep(0.1)
             if status != 200:
-                fail(f"{CADDYFILE}: served, /healthz did not answer 200 (got {status}, "
+                fail(f"{CADDYFILE}: served, the admin /readyz did not answer 200 (got {status}, "
                      f"exit {server.poll()})")
                 return
+            status, _ = get(f"http://127.0.0.1:{admin_port}/healthz")
+            if status != 200:
+                fail(f"{CADDYFILE}: served, the admin /healthz (the HEALTHCHECK) gave {status}")
             status, body = get(base + "/")
             if status != 200 or "Spindle is running" not in body:
                 fail(f"{CADDYFILE}: / with the image's placeholder page gave {status}: {body[:200]!r}")
@@ -568,7 +588,7 @@ def check_caddyfile(dockerfile, binary):
                 log.seek(0)
                 sys.stderr.write("check-docker: the server's log:\n" + log.read()[-3000:])
             log.close()
-    note(f"{CADDYFILE}: validates, served /healthz, the placeholder page, pdo_mysql and the "
+    note(f"{CADDYFILE}: validates, served the admin /healthz and /readyz, the placeholder page, pdo_mysql and the "
          f"example's 503 without a database; SIGTERM exit 0")
 
 

@@ -15,8 +15,9 @@ packages=(
   # Spindle itself
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev
-  # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml
-  python3 python3-pytest python3-yaml curl wrk procps
+  # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml;
+  # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py)
+  python3 python3-pytest python3-yaml curl wrk procps haproxy
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )
