@@ -10,6 +10,9 @@
 #   - docker/Caddyfile: validates with the built binary, then is served once (on free ports):
 #     the admin /readyz and /healthz, the placeholder page, pdo_mysql, the compose example without a database, and
 #     an exit status of 0 on SIGTERM;
+#   - docker/k8s: the Deployment's ports, probes (/readyz, /healthz on the admin endpoint),
+#     drain timing and user agree with the Caddyfile of its ConfigMap; the Service publishes
+#     only the site;
 #   - docker/compose.yaml: valid YAML with the db (MariaDB 11) and app services, healthchecks,
 #     depends_on service_healthy, the build context and volumes that exist, and every
 #     variable the example app reads.
@@ -671,6 +674,87 @@ def check_compose():
     note(f"{COMPOSE}: services {', '.join(services)}; healthchecks, depends_on, build and volumes agree")
 
 
+def duration_seconds(text):
+    m = re.fullmatch(r"(\d+)(ms|s|m)", text or "")
+    return int(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60}[m.group(2)] if m else None
+
+
+def check_kubernetes(binary):
+    """docker/k8s: the manifests parse, and the Deployment agrees with the Caddyfile of its
+    ConfigMap (adapted with the built binary): the ports, the probes on the admin endpoint's
+    /readyz and /healthz, a drain (preStop + grace_period) inside terminationGracePeriodSeconds,
+    a numeric non-root user, resource requests, and a Service that publishes only the site."""
+    import yaml
+    docs = {}
+    for path in sorted(glob.glob("docker/k8s/*.yaml")):
+        with open(path) as f:
+            for doc in yaml.safe_load_all(f):
+                if doc:
+                    docs.setdefault(doc.get("kind"), []).append((path, doc))
+    for kind in ("ConfigMap", "Deployment", "Service"):
+        if len(docs.get(kind, [])) != 1:
+            fail(f"docker/k8s: expected one {kind}, found {len(docs.get(kind, []))}")
+            return
+    (cm_path, cm), = docs["ConfigMap"]
+    (dep_path, dep), = docs["Deployment"]
+    (svc_path, svc), = docs["Service"]
+    with tempfile.TemporaryDirectory(prefix="check-k8s.") as tmp:
+        caddyfile = os.path.join(tmp, "Caddyfile")
+        with open(caddyfile, "w") as f:
+            f.write(cm["data"]["Caddyfile"])
+        r = subprocess.run([binary, "adapt", "--config", caddyfile], capture_output=True,
+                           text=True)
+    if r.returncode != 0:
+        fail(f"{cm_path}: its Caddyfile does not adapt: {r.stderr.strip()}")
+        return
+    config = json.loads(r.stdout)
+    admin = config.get("admin", "127.0.0.1:2019")
+    if admin == "off" or admin.split(":")[0] not in ("", "0.0.0.0", "[::]"):
+        fail(f"{cm_path}: the admin endpoint ({admin}) must listen on the pod IP for the probes")
+        return
+    admin_port = int(admin.rsplit(":", 1)[1])
+    site_ports = {int(l.rsplit(":", 1)[1]) for s in config.get("sites", [])
+                  for l in s.get("listen", [])}
+    pod = dep["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    if ports.get("admin") != admin_port:
+        fail(f"{dep_path}: containerPort admin is {ports.get('admin')}, the Caddyfile's admin "
+             f"endpoint {admin_port}")
+    if ports.get("http") not in site_ports:
+        fail(f"{dep_path}: containerPort http {ports.get('http')} is none of the Caddyfile's "
+             f"site ports {sorted(site_ports)}")
+    expected = {"readinessProbe": "/readyz", "livenessProbe": "/healthz", "startupProbe": "/readyz"}
+    for probe, path in expected.items():
+        get_ = (container.get(probe) or {}).get("httpGet") or {}
+        if get_.get("path") != path or get_.get("port") not in ("admin", admin_port):
+            fail(f"{dep_path}: {probe} must GET {path} on the admin port, not {get_}")
+    pre_stop = ((container.get("lifecycle") or {}).get("preStop") or {}).get("exec", {})
+    command = pre_stop.get("command") or []
+    sleep = int(command[1]) if command[:1] == ["sleep"] and len(command) == 2 else 0
+    if sleep <= 0:
+        fail(f"{dep_path}: no preStop sleep: the pod would stop before leaving the endpoints")
+    grace = duration_seconds(config.get("grace_period", "30s")) or 30
+    total = pod.get("terminationGracePeriodSeconds", 30)
+    if sleep + grace >= total:
+        fail(f"{dep_path}: terminationGracePeriodSeconds {total} does not cover preStop {sleep}s "
+             f"+ grace_period {grace}s")
+    security = pod.get("securityContext") or {}
+    if not security.get("runAsNonRoot") or not isinstance(security.get("runAsUser"), int):
+        fail(f"{dep_path}: runAsNonRoot with a numeric runAsUser (the image's spindle user)")
+    if not (container.get("resources") or {}).get("requests"):
+        fail(f"{dep_path}: no resource requests")
+    mounts = {m["mountPath"] for m in container.get("volumeMounts", [])}
+    if "/etc/spindle/Caddyfile" not in mounts:
+        fail(f"{dep_path}: the ConfigMap's Caddyfile is not mounted at /etc/spindle/Caddyfile")
+    targets = {p.get("targetPort") for p in svc["spec"].get("ports", [])}
+    if "admin" in targets or admin_port in targets:
+        fail(f"{svc_path}: the Service publishes the admin port")
+    if not targets & {"http", ports.get("http")}:
+        fail(f"{svc_path}: the Service does not reach the http port")
+    note("docker/k8s: the Deployment's ports, probes, drain and user agree with its Caddyfile")
+
+
 # ---------------------------------------------------------------------------------------------
 binary = os.path.join(BUILD_DIR, "spindle")
 dockerfile = check_dockerfile()
@@ -680,6 +764,7 @@ else:
     if dockerfile:
         check_libraries(dockerfile, binary)
     check_caddyfile(dockerfile, binary)
+    check_kubernetes(binary)
 check_compose()
 
 for line in notes:
@@ -690,6 +775,6 @@ if errors:
     print(f"check-docker: {len(errors)} problem(s) in docker/ (the image is not built here; "
           f"these checks stand in for it, docs/docker.md)", file=sys.stderr)
     sys.exit(1)
-print("check-docker: docker/Dockerfile, docker/Caddyfile and docker/compose.yaml agree with the "
-      "tree (the image itself is not built here)", file=sys.stderr)
+print("check-docker: docker/Dockerfile, docker/Caddyfile, docker/compose.yaml and docker/k8s "
+      "agree with the tree (the image itself is not built here)", file=sys.stderr)
 PY
