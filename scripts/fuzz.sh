@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes, with libFuzzer, N seconds per target (default 30): caddyfile_fuzz (the Caddyfile
-# front end: lexer, parser, dispenser, adapter, JSON validation) and path_fuzz (the router's
-# path normalisation and resolution). It builds in its own clang build dir, build-fuzz (the gcc
+# front end: lexer, parser, dispenser, adapter, JSON validation), path_fuzz (the router's
+# path normalisation and resolution) and request_fuzz (raw HTTP requests through Beast's
+# parser and the header mapping into the embedded PHP engine's $_SERVER, $_COOKIE, $_GET,
+# $_POST). It builds in its own clang build dir, build-fuzz (the gcc
 # build in build/ is not touched), against the same cached libphp as scripts/setup.sh. Each
 # target works on a copy of its committed seed corpus in build-fuzz/corpus/, which keeps what
 # earlier runs found. Exits non-zero when a fuzzer finds a crash; the input is left as
@@ -28,7 +30,8 @@ build_dir=${BUILD_DIR:-build-fuzz}
 echo "[fuzz] building the fuzz targets in $build_dir" >&2
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DPHP_CONFIG="$prefix/bin/php-config" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINDLE_FUZZ=ON -DSPINDLE_BUILD_TESTS=OFF >&2
-cmake --build "$build_dir" --target caddyfile_fuzz path_fuzz -j"$(nproc)" >&2
+cmake --build "$build_dir" --target caddyfile_fuzz path_fuzz request_fuzz no_deepbind \
+  -j"$(nproc)" >&2
 
 run() {  # run TARGET CORPUS-NAME SEED-DIR...
   local target=$1 corpus="$build_dir/corpus/$2"
@@ -46,4 +49,9 @@ run() {  # run TARGET CORPUS-NAME SEED-DIR...
 # The golden-test Caddyfiles are realistic seeds that reach deep into the adapter.
 run caddyfile_fuzz caddyfile tests/fuzz/corpus/caddyfile tests/fixtures/config
 run path_fuzz path tests/fuzz/corpus/path
+# The embedded PHP engine: its allocations through malloc so ASan sees them, opcache.so loaded
+# without RTLD_DEEPBIND (tests/sanitize/no_deepbind.c), PHP's persistent memory not a leak.
+USE_ZEND_ALLOC=0 LD_PRELOAD=$(realpath "$build_dir/tests/sanitize/libno_deepbind.so") \
+  ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+  run request_fuzz request tests/fuzz/corpus/request
 echo "[fuzz] no crash in ${seconds}s per target" >&2

@@ -12,7 +12,6 @@
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
-#include <cctype>
 #include <charconv>
 #include <chrono>
 #include <cstring>
@@ -25,6 +24,7 @@
 #include "server/mime_types.hpp"
 #include "server/path_matcher.hpp"
 #include "server/php_exchange.hpp"
+#include "server/request_headers.hpp"
 #include "server/site_selector.hpp"
 #include "server/static_file.hpp"
 #include "server/status_text.hpp"
@@ -56,77 +56,6 @@ void append_number(std::string& out, std::uint64_t n) {
 double now_seconds() {
     using namespace std::chrono;
     return duration<double>(system_clock::now().time_since_epoch()).count();
-}
-
-// Header names PHP may see: RFC 9110 tokens restricted further to letters, digits and '-', as
-// nginx does by default. A '_' would let "X_Forwarded_For" spoof HTTP_X_FORWARDED_FOR.
-bool is_forwardable_header_name(std::string_view name) {
-    if (name.empty()) {
-        return false;
-    }
-    for (char c : name) {
-        bool ok =
-            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
-        if (!ok) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// Host: reg-name, IPv4 or [IPv6], optional :port. Anything else could smuggle paths or
-// headers into SERVER_NAME.
-// Host = uri-host [":" port] (RFC 9110 7.2): a reg-name of letters, digits, '-', '.', '_',
-// or an IP-literal in brackets, then at most one ':' and digits.
-bool is_valid_host(std::string_view host) {
-    std::string_view name = host;
-    std::string_view port;
-    if (host.starts_with('[')) {
-        const std::size_t close = host.find(']');
-        if (close == std::string_view::npos || close < 2) {
-            return false;
-        }
-        for (char c : host.substr(1, close - 1)) {
-            if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') {
-                return false;
-            }
-        }
-        name = {};
-        port = host.substr(close + 1);
-        if (!port.empty() && !port.starts_with(':')) {
-            return false;
-        }
-    } else if (const std::size_t colon = host.find(':'); colon != std::string_view::npos) {
-        name = host.substr(0, colon);
-        port = host.substr(colon);
-    }
-    if (!port.empty()) {
-        port.remove_prefix(1);  // the ':'; an empty port is allowed (port = *DIGIT)
-        if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
-            return false;
-        }
-    }
-    if (!host.starts_with('[') && name.empty()) {
-        return false;
-    }
-    for (char c : name) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                        (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
-        if (!ok) {
-            return false;
-        }
-    }
-    return true;
-}
-
-// "example.com:8080" -> "example.com"; "[::1]:80" -> "[::1]".
-std::string_view host_without_port(std::string_view host) {
-    if (host.starts_with('[')) {
-        auto close = host.find(']');
-        return close == std::string_view::npos ? host : host.substr(0, close + 1);
-    }
-    auto colon = host.rfind(':');
-    return colon == std::string_view::npos ? host : host.substr(0, colon);
 }
 
 }  // namespace
@@ -619,15 +548,7 @@ void http_session::dispatch_php(const route& r) {
     out.query = target_query_;
     out.http_version = static_cast<int>(req.version());
     out.headers.reserve(16);
-    for (const auto& field : req) {
-        std::string_view name = field.name_string();
-        // httpoxy (CVE-2016-5385): a "Proxy" header would become HTTP_PROXY, which HTTP
-        // client libraries read as their proxy setting.
-        if (!is_forwardable_header_name(name) || beast::iequals(name, "proxy")) {
-            continue;
-        }
-        out.headers.push_back({std::string(name), std::string(field.value())});
-    }
+    copy_forwardable_headers(req, out.headers);
     out.remote_addr = remote_addr_;
     out.remote_port = remote_port_;
     out.server_addr = local_addr_;

@@ -1,0 +1,54 @@
+#include "server/request_headers.hpp"
+
+#include <gtest/gtest.h>
+
+namespace spindle::server {
+namespace {
+
+TEST(RequestHeaders, ForwardableNamesAreLettersDigitsAndDashes) {
+    EXPECT_TRUE(is_forwardable_header_name("X-Forwarded-For"));
+    EXPECT_TRUE(is_forwardable_header_name("accept"));
+    EXPECT_TRUE(is_forwardable_header_name("X-1"));
+    EXPECT_FALSE(is_forwardable_header_name(""));
+    EXPECT_FALSE(is_forwardable_header_name("X_Forwarded_For"));
+    EXPECT_FALSE(is_forwardable_header_name("X.Dot"));
+    EXPECT_FALSE(is_forwardable_header_name("caf\xc3\xa9"));
+}
+
+TEST(RequestHeaders, ValidHostsAreRegNamesOrBracketedAddressesWithAPort) {
+    for (const char* host : {"example.com", "example.com:8080", "a_b.test", "127.0.0.1:80", "[::1]",
+                             "[::1]:8080", "[2001:db8::1]", "localhost:", "x"}) {
+        EXPECT_TRUE(is_valid_host(host)) << host;
+    }
+    for (const char* host : {"", ":80", "a b", "a/b", "a@b", "[::1", "[]", "[::1]x", "[g::1]",
+                             "a:b", "a:123456", "a:1:2", "a\r\nX: y", "a%2f"}) {
+        EXPECT_FALSE(is_valid_host(host)) << host;
+    }
+}
+
+TEST(RequestHeaders, HostWithoutPort) {
+    EXPECT_EQ(host_without_port("example.com:8080"), "example.com");
+    EXPECT_EQ(host_without_port("example.com"), "example.com");
+    EXPECT_EQ(host_without_port("[::1]:80"), "[::1]");
+    EXPECT_EQ(host_without_port("[::1]"), "[::1]");
+}
+
+TEST(RequestHeaders, CopiesForwardableFieldsInOrderWithoutProxy) {
+    boost::beast::http::fields fields;
+    fields.insert("Accept", "*/*");
+    fields.insert("X_Spoof", "1");
+    fields.insert("Proxy", "http://evil.test");
+    fields.insert("X-Repeat", "a");
+    fields.insert("X-Repeat", "b");
+    std::vector<sapi::header> out;
+    copy_forwardable_headers(fields, out);
+    ASSERT_EQ(out.size(), 3u);
+    EXPECT_EQ(out[0].name, "Accept");
+    EXPECT_EQ(out[0].value, "*/*");
+    EXPECT_EQ(out[1].name, "X-Repeat");
+    EXPECT_EQ(out[1].value, "a");
+    EXPECT_EQ(out[2].value, "b");
+}
+
+}  // namespace
+}  // namespace spindle::server
