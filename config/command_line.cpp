@@ -260,8 +260,8 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      [](php_server_args& args, std::string_view) { args.config.log_level = "debug"; }, nullptr},
     {"log-level", '\0', "LEVEL", "trace, debug, info, warn or error", set_log_level,
      [](const server_config& config) { return config.log_level; }},
-    {"log-format", '\0', "FORMAT", "console, or json: one object per line",
-     set_log_format, [](const server_config& config) { return config.log_format; }},
+    {"log-format", '\0', "FORMAT", "console, or json: one object per line", set_log_format,
+     [](const server_config& config) { return config.log_format; }},
 });
 
 void set_adapter(php_server_args& args, std::string_view value) {

@@ -105,7 +105,8 @@ int startup(sapi_module_struct* module) {
 // "key=value" lines for PHP's ini_entries: OPcache first (a shared object in 8.2, so it must be
 // loaded by name), then the operator's settings, which win over php.ini.
 std::string build_ini_entries(const engine_options& options) {
-    std::string entries = "zend_extension=" SPINDLE_PHP_EXTENSION_DIR "/opcache.so\n";
+    std::string entries =
+        options.opcache ? "zend_extension=" SPINDLE_PHP_EXTENSION_DIR "/opcache.so\n" : "";
     for (const auto& [key, value] : options.ini_overrides) {
         entries.append(key).append("=\"").append(value).append("\"\n");
     }
@@ -255,7 +256,7 @@ engine::engine(engine_options options) {
     init_server_variables();
     previous_interrupt_function = zend_interrupt_function;
     zend_interrupt_function = on_vm_interrupt;
-    if (zend_get_extension("Zend OPcache") == nullptr) {
+    if (options.opcache && zend_get_extension("Zend OPcache") == nullptr) {
         spdlog::get("sapi")->warn(
             "OPcache is not loaded: every request compiles its scripts. Check that "
             "{}/opcache.so exists and that your php.ini does not disable it",

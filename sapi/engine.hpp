@@ -22,6 +22,9 @@ struct engine_options {
     std::vector<std::pair<std::string, std::string>> ini_overrides;
     /// The server's `env` entries (--env), laid over the process environment.
     std::vector<std::pair<std::string, std::string>> env;
+    /// Loads OPcache (a shared object). Off only where it cannot load: the fuzz target, whose
+    /// static ASan runtime refuses opcache.so's dlopen(RTLD_DEEPBIND).
+    bool opcache = true;
 };
 
 /// The embedded PHP engine: module start-up and shutdown (control thread), the per-thread
