@@ -443,6 +443,7 @@ class adapter {
         bool file_server_off = false;  ///< php_server { file_server off }
         json try_files;
         json split;
+        bool follow_symlinks = false;
         json env = json::object();
         json workers = json::array();
         json headers = json::array();
@@ -511,6 +512,9 @@ class adapter {
             if (!value->is_null()) {
                 site[key] = *value;
             }
+        }
+        if (state.follow_symlinks) {
+            site["follow_symlinks"] = true;
         }
         if (!state.env.empty()) {
             site["env"] = state.env;
@@ -592,11 +596,14 @@ class adapter {
             state.file_server = true;
             mark(pointer + "/file_server", at);
             for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
-                if (d.val() != "root") {
+                if (d.val() == "root") {
+                    state.root = one_arg(d);
+                    mark(pointer + "/root", d.current());
+                } else if (d.val() == "follow_symlinks") {
+                    follow_symlinks(d, pointer, state);
+                } else {
                     throw d.error("file_server: unknown option \"" + d.val() + "\"");
                 }
-                state.root = one_arg(d);
-                mark(pointer + "/root", d.current());
             }
         } else if (name == "try_files") {
             state.try_files = d.remaining_args();
@@ -677,6 +684,8 @@ class adapter {
                 }
                 state.file_server_off = value == "off";
                 mark(pointer + "/file_server", at);
+            } else if (option == "follow_symlinks") {
+                follow_symlinks(d, pointer, state);
             } else if (option == "resolve_root_symlink") {
                 // The root is always resolved to its real path; "false" cannot be honoured.
                 if (d.next_arg() && d.val() != "true") {
@@ -687,6 +696,16 @@ class adapter {
                               " option \"" + option + "\"");
             }
         }
+    }
+
+    // follow_symlinks, in php_server, php or file_server: a Spindle option (Caddy always follows
+    // links), for the whole site as every handler option is.
+    void follow_symlinks(dispenser& d, const std::string& pointer, site_state& state) {
+        if (d.next_arg()) {
+            throw d.error("follow_symlinks takes no argument");
+        }
+        state.follow_symlinks = true;
+        mark(pointer + "/follow_symlinks", d.current());
     }
 
     // header [*] [+|-]Name [value] | header [*] { [+|-]Name [value] ... }

@@ -193,6 +193,11 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"no-file-server", '\0', "", "serve only PHP, never the other files under the root",
      [](php_server_args& args, std::string_view) { args.config.sites.front().file_server = false; },
      nullptr},
+    {"follow-symlinks", '\0', "", "serve files whose symlinks lead outside the root",
+     [](php_server_args& args, std::string_view) {
+         args.config.sites.front().follow_symlinks = true;
+     },
+     nullptr},
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
      [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },
      nullptr},

@@ -323,7 +323,7 @@ class document_reader {
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
                {"listen", "hosts", "root", "index", "php", "file_server", "try_files", "split",
-                "env", "workers", "headers", "respond", "access_log"});
+                "follow_symlinks", "env", "workers", "headers", "respond", "access_log"});
         site_config s;
         s.origin = where(pointer);
         if (value.contains("listen")) {
@@ -387,6 +387,10 @@ class document_reader {
                     fail(child(pointer, "split"), "\"" + extension + "\" is not an extension");
                 }
             }
+        }
+        if (value.contains("follow_symlinks")) {
+            s.follow_symlinks =
+                boolean(value["follow_symlinks"], child(pointer, "follow_symlinks"));
         }
         if (value.contains("env")) {
             s.env = env(value["env"], child(pointer, "env"));

@@ -82,8 +82,10 @@ struct site_config {
     /// empty: php_server's own {path} {path}/{index} {index}.
     std::vector<std::string> try_files;
     std::vector<std::string> split{".php"};  ///< where a path splits into script + PATH_INFO
-    string_pairs env;                        ///< over the server's env, under a worker's
-    std::vector<worker_config> workers;      ///< this site's worker groups
+    /// serve files and scripts whose symlinks lead outside root (see router_options)
+    bool follow_symlinks = false;
+    string_pairs env;                    ///< over the server's env, under a worker's
+    std::vector<worker_config> workers;  ///< this site's worker groups
     std::vector<header_rule> headers;
     std::vector<respond_rule> responds;
     bool access_log = false;  ///< log every request of this site (Caddy's `log`)

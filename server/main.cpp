@@ -115,8 +115,8 @@ struct assembly {
             context.name =
                 site.hosts.empty() ? config::to_string(site.listen.front()) : site.hosts.front();
             context.hosts = site.hosts;
-            context.router = {site.root, site.index,     site.file_server,
-                              site.php,  site.try_files, site.split};
+            context.router = {site.root,      site.index, site.file_server,    site.php,
+                              site.try_files, site.split, site.follow_symlinks};
             for (const config::worker_config& w : site.workers) {
                 context.workers.push_back(add_worker(w, site.root, {site.env}));
             }

@@ -175,7 +175,8 @@ struct entry {
 };
 
 /// What a normalised URL path names under the root. Hidden paths, and paths whose symlinks
-/// lead outside the root or onto a hidden name, are missing. Only regular files are files:
+/// lead onto a hidden name under the root or (unless options.follow_symlinks) outside the
+/// root, are missing. Only regular files are files:
 /// FIFOs or devices would block or leak on open.
 entry look_up(const router_options& options, const std::string& url_path) {
     if (has_hidden_segment(url_path)) {
@@ -225,8 +226,10 @@ entry look_up(const router_options& options, const std::string& url_path) {
         return {};
     }
     std::string canonical(resolved.get());
+    // A target outside the root was put there by whoever made the link; only the names below
+    // the root are the URL's to vet.
     const std::optional<std::string_view> inside = below_root(options.root, canonical);
-    if (!inside || has_hidden_segment(*inside)) {
+    if (inside ? has_hidden_segment(*inside) : !options.follow_symlinks) {
         return {};
     }
     if (::stat(canonical.c_str(), &info) != 0) {

@@ -18,6 +18,11 @@ struct router_options {
     std::vector<std::string> try_files{};
     /// Extensions that end a script name; what follows becomes PATH_INFO (split_path).
     std::vector<std::string> split{".php"};
+    /// Follow symlinks whose target is outside the root (Apache's FollowSymLinks, nginx's and
+    /// Caddy's default), for trees that link into shared directories, as Debian's packaged
+    /// apps do. Hidden names and PHP sources stay unserved either way. false: such links count
+    /// as missing.
+    bool follow_symlinks = false;
 };
 
 /// What the server does with a request.
@@ -56,7 +61,8 @@ std::optional<std::string> normalize_path(std::string_view raw_path);
 /// canonical redirect of a directory holding the index to its trailing-slash form, then
 /// try_files (by default {path} {path}/{index} {index}) with each candidate split after a
 /// split extension (".php") into script and PATH_INFO. Paths with a segment starting with '.'
-/// (other than ".well-known") and files whose canonical path leaves the root count as missing; PHP
+/// (other than ".well-known") and, unless options.follow_symlinks, files whose canonical path
+/// leaves the root count as missing; PHP
 /// sources are never sent as files. raw_path is still percent-encoded; query is the raw query
 /// string without '?' ("" if none), used only for redirects. Reads the filesystem (stat/realpath)
 /// but never opens a file.

@@ -262,6 +262,43 @@ def test_nothing_outside_the_root(spindle, routing_root, target):
     assert not leaked(r, OUTSIDE_SECRET), f"{target} leaked a file outside the root: {r!r}"
 
 
+def test_follow_symlinks_serves_links_out_of_the_root(spindle, routing_root, tmp_path):
+    # Debian's packaged apps link out of their roots (lib/tpl -> /var/lib/...): with
+    # --follow-symlinks the linked files and scripts are served, as Caddy and nginx do...
+    (tmp_path / "outside_dir" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\nlinked")
+    (tmp_path / "outside_dir" / ".env").write_text(f"{OUTSIDE_SECRET}\n")
+    srv = spindle(routing_root, "--follow-symlinks")
+    r = srv.get("/linkdir/logo.png")
+    assert r.status == 200 and r.body == b"\x89PNG\r\n\x1a\nlinked", r
+    assert r.header("Content-Type") == "image/png"
+    r = srv.get("/link_out.txt")
+    assert r.status == 200 and r.body == f"{OUTSIDE_SECRET}\n".encode(), r
+    r = srv.get("/linkdir/index.php")
+    assert r.status == 200 and r.body == OUTSIDE_SECRET.encode(), r
+    assert srv.get("/linkdir").header("Location") == "/linkdir/"
+    # ...but what is private without links stays private through them.
+    for target in ("/linkdir/.env", "/link_to_source.txt", "/.env"):
+        r = srv.get(target)
+        assert not leaked(r, OUTSIDE_SECRET) and not leaked(r, "SECRET_dotenv"), (target, r)
+    assert srv.get("/link_to_source.txt").status == 403
+
+
+def test_follow_symlinks_in_a_caddyfile(spindle_run, routing_root, tmp_path):
+    (tmp_path / "outside_dir" / "style.css").write_text("body{}")
+    server = spindle_run(f"""
+:0 {{
+    bind 127.0.0.1
+    root * {routing_root}
+    php_server {{
+        follow_symlinks
+    }}
+}}
+""")
+    r = server.get("/linkdir/style.css")
+    assert r.status == 200 and r.body == b"body{}", r
+    assert r.header("Content-Type").startswith("text/css")
+
+
 def test_absolute_form_target_cannot_escape(spindle, routing_root):
     srv = spindle(routing_root)
     r = srv.raw(build_request("GET", "http://127.0.0.1/../secret"))

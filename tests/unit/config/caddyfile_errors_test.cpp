@@ -112,6 +112,8 @@ TEST(CaddyfileErrors, FileServerBrowseIsRefused) {
               "served)");
     EXPECT_EQ(error_of(site("\tfile_server {\n\t\thide .git\n\t}\n")),
               "Caddyfile:3: file_server: unknown option \"hide\"");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tfollow_symlinks off\n\t}\n")),
+              "Caddyfile:3: follow_symlinks takes no argument");
 }
 
 // --- argument counts -------------------------------------------------------------------------

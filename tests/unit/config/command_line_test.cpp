@@ -110,7 +110,7 @@ TEST(ParseCommandLine, PhpServerHelpListsEveryFlagOnItsOwnLine) {
     for (const char* flag :
          {"  -r, --root DIR  ", "  -l, --listen ADDR  ", "      --threads N  ",
           "      --io-threads N  ", "      --index FILE  ", "      --no-file-server  ",
-          "      --php-ini FILE  ", "      --php-ini-set KEY=VALUE  ",
+          "      --follow-symlinks  ", "      --php-ini FILE  ", "      --php-ini-set KEY=VALUE  ",
           "      --max-wait-time DURATION  ", "      --max-body-size SIZE  ",
           "      --max-header-size SIZE  ", "      --read-header-timeout DURATION  ",
           "      --read-body-timeout DURATION  ", "      --write-timeout DURATION  ",
@@ -199,6 +199,7 @@ TEST(ParseCommandLine, PhpServerReadsEveryFlag) {
         "--io-threads", "2",
         "--index", "app.php",
         "--no-file-server",
+        "--follow-symlinks",
         "--php-ini", "/etc/php.ini",
         "--php-ini-set", "memory_limit=256M",
         "--max-wait-time", "5s",
@@ -217,6 +218,7 @@ TEST(ParseCommandLine, PhpServerReadsEveryFlag) {
     EXPECT_EQ(config.io_threads, 2u);
     EXPECT_EQ(config.sites.front().index, "app.php");
     EXPECT_FALSE(config.sites.front().file_server);
+    EXPECT_TRUE(config.sites.front().follow_symlinks);
     EXPECT_EQ(config.php_ini_file, "/etc/php.ini");
     EXPECT_THAT(config.php_ini, ElementsAre(Pair("memory_limit", "256M")));
     EXPECT_EQ(config.max_wait_time, 5s);

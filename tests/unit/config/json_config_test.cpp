@@ -76,6 +76,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
       "file_server": false,
       "try_files": ["{path}", "/app.php", "=404"],
       "split": [".php", ".phar"],
+      "follow_symlinks": true,
       "env": {"SITE": "app"},
       "workers": [{"file": "app.php", "max_consecutive_failures": 3}],
       "headers": [
@@ -136,6 +137,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_FALSE(app.file_server);
     EXPECT_EQ(app.try_files, (std::vector<std::string>{"{path}", "/app.php", "=404"}));
     EXPECT_EQ(app.split, (std::vector<std::string>{".php", ".phar"}));
+    EXPECT_TRUE(app.follow_symlinks);
     EXPECT_EQ(app.env, (string_pairs{{"SITE", "app"}}));
     ASSERT_EQ(app.workers.size(), 1u);
     EXPECT_EQ(app.workers[0].file, "app.php");
@@ -165,6 +167,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_TRUE(fallback.hosts.empty());
     EXPECT_FALSE(fallback.php);
     EXPECT_FALSE(fallback.file_server);
+    EXPECT_FALSE(fallback.follow_symlinks);
     ASSERT_EQ(fallback.responds.size(), 1u);
     EXPECT_EQ(fallback.responds[0].status, 404);
     EXPECT_EQ(fallback.responds[0].body, "no such site");

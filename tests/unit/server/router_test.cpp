@@ -466,6 +466,27 @@ TEST_F(RouterResolve, IgnoresSymlinksLeavingTheRoot) {
     EXPECT_EQ(resolve("/sibling.txt"), front_controller);
 }
 
+TEST_F(RouterResolve, FollowsSymlinksLeavingTheRootWhenAsked) {
+    router_options options{root_};
+    options.follow_symlinks = true;
+    const auto follow = [&](std::string_view path) {
+        return describe(resolve_route(options, path, ""));
+    };
+    EXPECT_EQ(follow("/escape.txt"), "static /escape.txt");
+    EXPECT_EQ(follow("/relative-escape.txt"), "static /relative-escape.txt");
+    EXPECT_EQ(follow("/escape.php"), "php /escape.php");
+    EXPECT_EQ(follow("/escape.php/x"), "php /escape.php /x");
+    EXPECT_EQ(follow("/escdir"), "redirect /escdir/");
+    EXPECT_EQ(follow("/escdir/"), "php /escdir/index.php");
+    EXPECT_EQ(follow("/escdir/secret.txt"), "static /escdir/secret.txt");
+    EXPECT_EQ(follow("/sibling.txt"), "static /sibling.txt");
+    // What stays private without links stays private through them.
+    EXPECT_EQ(follow("/pointer.txt"), front_controller);
+    EXPECT_EQ(follow("/.alias.txt"), front_controller);
+    EXPECT_EQ(follow("/disguised.txt"), php_source);
+    EXPECT_EQ(follow("/dangling.txt"), front_controller);
+}
+
 TEST_F(RouterResolve, FollowsSymlinksInsideTheRoot) {
     // The file keeps the requested name, so its Content-Type follows the URL.
     EXPECT_EQ(resolve("/inside.txt"), "static /inside.txt");
