@@ -808,11 +808,14 @@ class adapter {
                               "\" (use gzip, zstd, br, minimum_length or match)");
             }
         }
+        // Formats first, as the JSON documentation lists the keys.
+        json document = json::object();
         if (!formats.empty()) {
-            e["formats"] = formats;
+            document["formats"] = formats;
         }
+        document.update(e);
         mark(pointer + "/encode", at);
-        state.encode = std::move(e);
+        state.encode = std::move(document);
     }
 
     // `gzip 6`, `br 5`, `zstd 3` or Caddy's zstd names (fastest, default, better, best).

@@ -79,7 +79,9 @@ class decoder {
                 EXPECT_NE(rc, BROTLI_DECODER_RESULT_ERROR);
                 out.append(buffer, sizeof buffer - available_out);
                 finished_ = rc == BROTLI_DECODER_RESULT_SUCCESS;
-                if (rc != BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT) {
+                // All input taken may still leave decoded bytes inside the decoder.
+                if (rc != BROTLI_DECODER_RESULT_NEEDS_MORE_OUTPUT &&
+                    !BrotliDecoderHasMoreOutput(brotli_)) {
                     break;
                 }
             }
