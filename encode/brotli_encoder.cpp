@@ -3,10 +3,14 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "encode/block_cache.hpp"
+
 namespace spindle::encode {
 
 brotli_encoder::brotli_encoder(int quality, std::size_t size_hint)
-    : state_(BrotliEncoderCreateInstance(nullptr, nullptr, nullptr)) {
+    : state_(BrotliEncoderCreateInstance(
+          [](void*, std::size_t size) { return block_cache::allocate(size); },
+          [](void*, void* block) { block_cache::release(block); }, nullptr)) {
     if (state_ == nullptr) {
         return;
     }

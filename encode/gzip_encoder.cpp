@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
+#include "encode/block_cache.hpp"
+
 namespace spindle::encode {
 
 gzip_encoder::gzip_encoder(int level) {
     level = level == 0 ? default_level : std::clamp(level, 1, 9);
+    stream_.zalloc = [](voidpf, uInt items, uInt size) -> voidpf {
+        return block_cache::allocate(static_cast<std::size_t>(items) * size);
+    };
+    stream_.zfree = [](voidpf, voidpf block) { block_cache::release(block); };
     // 15 + 16: the largest window, wrapped in a gzip header and trailer instead of zlib's.
     ready_ = deflateInit2(&stream_, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK;
 }

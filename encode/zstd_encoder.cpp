@@ -2,9 +2,14 @@
 
 #include <algorithm>
 
+#include "encode/block_cache.hpp"
+
 namespace spindle::encode {
 
-zstd_encoder::zstd_encoder(int level, std::size_t size_hint) : context_(ZSTD_createCCtx()) {
+zstd_encoder::zstd_encoder(int level, std::size_t size_hint)
+    : context_(ZSTD_createCCtx_advanced(
+          {[](void*, std::size_t size) { return block_cache::allocate(size); },
+           [](void*, void* block) { block_cache::release(block); }, nullptr})) {
     if (context_ == nullptr) {
         return;
     }

@@ -1,5 +1,8 @@
 #pragma once
 
+// ZSTD_createCCtx_advanced (custom allocation) sits in zstd's "static linking only" section;
+// libzstd.so exports it, and it is unchanged since zstd 1.0.
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include "encode/content_encoder.hpp"

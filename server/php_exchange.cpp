@@ -182,6 +182,9 @@ void php_exchange::finish(bool script_failed) noexcept {
         client_keep_alive_ = false;
     }
     finished_ = true;
+    // The compressor's state goes back to this thread's block cache for its next response,
+    // not to whichever thread drops the exchange.
+    encoder_.reset();
     post(std::move(bytes), true);
 }
 
