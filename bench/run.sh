@@ -24,6 +24,9 @@ Scenarios (all by default):
              a ~5 KB page; per request in classic mode, once in worker mode  c=32
   static     a 100 KB file, served by nginx itself and by Spindle itself     c=32
   post       a 1 MiB POST body read through php://input (length + CRC-32)       c=32
+  gzip       a 50 KB HTML page with Accept-Encoding: gzip, compressed by the server:
+             static (nginx gzip on vs Spindle) and from PHP (nginx gzip on +
+             php-fpm vs Spindle worker); gzip level 6 on both sides          c=32
   sweep      hello and bootstrap at c=8, 32, 128
 
 Options:
@@ -60,7 +63,7 @@ log() {
 duration=10s
 warmup=3s
 runs=3
-only=hello,vars,bootstrap,static,post,sweep
+only=hello,vars,bootstrap,static,post,gzip,sweep
 out=bench/out
 build=1
 while (($# > 0)); do
@@ -100,6 +103,7 @@ declare -A scenario_cases=(
   [bootstrap]="bootstrap:32"
   [static]="static:32"
   [post]="post:32"
+  [gzip]="gzip_static:32 gzip_php:32"
   [sweep]="hello:8 hello:32 hello:128 bootstrap:8 bootstrap:32 bootstrap:128"
 )
 # shellcheck disable=SC2016 # backquotes are Markdown here
@@ -109,10 +113,11 @@ declare -A scenario_title=(
   [bootstrap]='framework-like bootstrap: 150 autoloaded service classes, a container, a ~5 KB page'
   [static]='100 KB static file'
   [post]='1 MiB POST read through `php://input`'
+  [gzip]='50 KB HTML page, `Accept-Encoding: gzip`, compressed by the server (gzip level 6)'
   [sweep]='concurrency sweep, hello and bootstrap'
 )
-scenario_order=(hello vars bootstrap static post sweep)
-workload_order=(hello vars bootstrap static post)
+scenario_order=(hello vars bootstrap static post gzip sweep)
+workload_order=(hello vars bootstrap static post gzip_static gzip_php)
 
 IFS=, read -r -a selected <<<"$only"
 for s in "${selected[@]}"; do
@@ -132,7 +137,8 @@ is_selected() {
 servers_for() {
   case $1 in
     hello) echo "nginx fpm classic worker" ;;
-    static) echo "nginx classic" ;;
+    static | gzip_static) echo "nginx classic" ;;
+    gzip_php) echo "fpm worker" ;;
     *) echo "fpm classic worker" ;;
   esac
 }
@@ -147,7 +153,7 @@ for s in "${scenario_order[@]}"; do
     for server in $(servers_for "$workload"); do
       wanted[$c:$server]=1
     done
-    if [[ $workload != static ]]; then
+    if [[ $workload != static && $workload != gzip_static ]]; then
       wanted[hello:${c##*:}:nginx]=1
     fi
   done
@@ -258,6 +264,14 @@ bench/apps/bootstrap/generate.sh "$apps/bootstrap"
 mkdir -p "$apps/static"
 head -c 76800 /dev/urandom | base64 -w 100 | head -c 102400 >"$apps/static/payload.txt"
 static_md5=$(md5sum <"$apps/static/payload.txt" | cut -d' ' -f1)
+# The page bench/apps/gzip_php/index.php prints, byte for byte, as a static file.
+mkdir -p "$apps/gzip_static"
+awk 'BEGIN {
+  printf "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Orders</title></head>\n<body>\n<table>\n"
+  for (i = 1; i <= 915; i++) printf "<tr><td>row %d</td><td>item-%d</td><td>%d</td></tr>\n", i, i * 37 % 1000, i * 7919 % 10007
+  printf "</table>\n</body></html>\n"
+}' >"$apps/gzip_static/page.html"
+page_md5=$(md5sum <"$apps/gzip_static/page.html" | cut -d' ' -f1)
 # Says whether OPcache is on for the SAPI that runs it, to check the setups are comparable.
 echo '<?php echo json_encode(["opcache" => (opcache_get_status(false)["opcache_enabled"] ?? false), "sapi" => PHP_SAPI, "version" => PHP_VERSION]);' \
   >"$apps/hello/opcache.php"
@@ -272,6 +286,8 @@ wrk.body = f:read("*a")
 f:close()
 wrk.headers["Content-Type"] = "application/octet-stream"
 EOF
+# wrk splits -H at ": ", which the unquoted expansion of wrk_args would break: a script.
+echo 'wrk.headers["Accept-Encoding"] = "gzip"' >"$tmp/gzip.lua"
 chmod -R a+rX "$tmp"
 
 # --- servers -----------------------------------------------------------------------------
@@ -297,7 +313,13 @@ wait_for_port() {
 }
 
 start_nginx() {
-  local workload=$1 dir=$tmp/nginx
+  local workload=$1 dir=$tmp/nginx static_root=$apps/static gzip=off
+  if [[ $workload == gzip_* ]]; then
+    # nginx's gzip at Spindle's default level (nginx's own default is 1); text/html is always
+    # in gzip_types. Without gzip_static, nginx compresses the file on every request.
+    gzip=on
+    static_root=$apps/gzip_static
+  fi
   mkdir -p "$dir/body" "$dir/fastcgi"
   [[ -n $run_user ]] && chown "$run_user" "$dir/body" "$dir/fastcgi"
   cat >"$dir/nginx.conf" <<EOF
@@ -320,6 +342,8 @@ http {
     keepalive_requests 1000000;
     client_body_temp_path $dir/body;
     fastcgi_temp_path $dir/fastcgi;
+    gzip $gzip;
+    gzip_comp_level 6;
 
     # The HTTP ceiling: a fixed response, no PHP.
     server {
@@ -348,7 +372,7 @@ http {
 
     server {
         listen 127.0.0.1:$port_static;
-        root $apps/static;
+        root $static_root;
     }
 }
 EOF
@@ -420,7 +444,7 @@ server_pids() {
 url_for() {
   local workload=$1 server=$2 port path=/
   case $server in
-    nginx) if [[ $workload == static ]]; then port=$port_static; else port=$port_ceiling; fi ;;
+    nginx) if [[ $workload == *static ]]; then port=$port_static; else port=$port_ceiling; fi ;;
     fpm) port=$port_fpm ;;
     classic) port=$port_classic ;;
     worker) port=$port_worker ;;
@@ -428,6 +452,7 @@ url_for() {
   case $workload in
     vars | bootstrap) path='/?name=bench' ;;
     static) path=/payload.txt ;;
+    gzip_static) path=/page.html ;;
   esac
   echo "http://127.0.0.1:$port$path"
 }
@@ -440,6 +465,12 @@ check_body() {
   if [[ $workload == post ]]; then
     body=$(curl -fsS --data-binary "@$tmp/post.bin" -H 'Content-Type: application/octet-stream' "$url") ||
       die "$server: POST $url failed"
+  elif [[ $workload == gzip_* ]]; then
+    # The response must come gzip-encoded and decode to the page.
+    local headers
+    headers=$(curl -fsS -o "$tmp/check.gz" -D - -H 'Accept-Encoding: gzip' "$url") || die "$server: GET $url failed"
+    grep -qi '^content-encoding: gzip' <<<"$headers" || die "$server: $url is not gzip-encoded: $headers"
+    body=$(gunzip -c "$tmp/check.gz" | md5sum | cut -d' ' -f1)
   else
     body=$(curl -fsS "$url") || die "$server: GET $url failed"
   fi
@@ -457,6 +488,7 @@ check_body() {
       ;;
     static) [[ $(curl -fsS "$url" | md5sum | cut -d' ' -f1) == "$static_md5" ]] || ok=0 ;;
     post) [[ $body == "$post_expected" ]] || ok=0 ;;
+    gzip_static | gzip_php) [[ $body == "$page_md5" ]] || ok=0 ;;
   esac
   if ((!ok)); then
     printf 'bench: wrong response from %s for %s (%s, %d bytes):\n%s\n' "$server" "$workload" "$url" "${#body}" "${body:0:600}" >&2
@@ -510,6 +542,7 @@ wrk_args() {
   local workload=$1 conc=$2 dur=$3
   local args=(-t1 "-c$conc" "-d$dur" --latency)
   [[ $workload == post ]] && args+=(-s "$tmp/post.lua")
+  [[ $workload == gzip_* ]] && args+=(-s "$tmp/gzip.lua")
   echo "${args[@]}"
 }
 
@@ -679,17 +712,21 @@ echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\te
         # The ceiling row of a PHP workload is the hello workload's nginx measurement.
         src=$key
         pss_key=$workload:$server
-        if [[ $server == nginx && $workload != static ]]; then
+        if [[ $server == nginx && $workload != static && $workload != gzip_static ]]; then
           src=hello:$conc:nginx
           pss_key=hello:nginx
         fi
         [[ -n ${med_rps[$src]:-} ]] || continue
         ceiling=${med_rps[hello:$conc:nginx]:-}
         [[ $workload == static ]] && ceiling=${med_rps[static:$conc:nginx]:-}
+        [[ $workload == gzip_static ]] && ceiling=${med_rps[gzip_static:$conc:nginx]:-}
         fpm=${med_rps[$c:fpm]:-}
         name=${label[$server]}
         [[ $workload == static && $server == nginx ]] && name="nginx (sendfile)"
         [[ $workload == static && $server == classic ]] && name="spindle"
+        [[ $workload == gzip_static && $server == nginx ]] && name="nginx gzip on"
+        [[ $workload == gzip_static && $server == classic ]] && name="spindle (compressed-file cache)"
+        [[ $workload == gzip_php && $server == fpm ]] && name="nginx gzip on + php-fpm"
         pss_mib=$(awk -v k="${pss[$pss_key]:-0}" 'BEGIN { printf "%.1f", k / 1024 }')
         printf '| %s c=%s | %s | %s | %s | %s | %s | %s us | %s MiB | %s | %s |\n' "$workload" "$conc" "$name" \
           "$(fmt_int "${med_rps[$src]}")" "$(fmt_ms "${med_p50[$src]}")" "$(fmt_ms "${med_p99[$src]}")" \

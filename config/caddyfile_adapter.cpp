@@ -449,6 +449,7 @@ class adapter {
         json headers = json::array();
         json respond = json::array();
         bool access_log = false;
+        json encode;
         std::vector<std::string> bind;
     };
 
@@ -528,6 +529,9 @@ class adapter {
         }
         if (state.access_log) {
             site["access_log"] = true;
+        }
+        if (!state.encode.is_null()) {
+            site["encode"] = state.encode;
         }
         result.document["sites"].push_back(std::move(site));
     }
@@ -632,9 +636,7 @@ class adapter {
             }
             state.access_log = true;
         } else if (name == "encode") {
-            throw d.error(
-                "encode: response compression is not supported yet; remove it (a "
-                "proxy in front can compress)");
+            encode(d, pointer, state);
         } else if (name == "tls") {
             throw d.error("tls: HTTPS is not supported yet; terminate TLS in front of Spindle");
         } else if (name.starts_with('@')) {
@@ -760,6 +762,134 @@ class adapter {
         }
         if (args.empty() && state.headers.empty()) {
             throw d.arg_error();
+        }
+    }
+
+    // encode [*] [<formats...>] { gzip|zstd|br [<level>]; minimum_length <n>;
+    //     match { header Content-Type <patterns...> } }
+    void encode(dispenser& d, const std::string& pointer, site_state& state) {
+        if (!state.encode.is_null()) {
+            throw d.error("encode: given twice in this site");
+        }
+        const token at = d.current();
+        json e = json::object();
+        json formats = json::array();
+        const auto add_format = [&](const std::string& name, std::optional<int> level) {
+            for (const json& earlier : formats) {
+                if ((earlier.is_string() ? earlier : earlier["name"]) == name) {
+                    throw d.error("encode: format " + name + " is given twice");
+                }
+            }
+            if (level) {
+                formats.push_back({{"name", name}, {"level", *level}});
+            } else {
+                formats.push_back(name);
+            }
+        };
+        const auto check_name = [&](const std::string& name) {
+            if (name != "gzip" && name != "zstd" && name != "br") {
+                throw d.error("encode: unknown format \"" + name + "\" (use zstd, br or gzip)");
+            }
+        };
+        for (std::optional<std::string> arg = refuse_matcher(d, "encode"); arg;
+             arg = d.next_arg() ? std::optional(d.val()) : std::nullopt) {
+            check_name(*arg);
+            add_format(*arg, std::nullopt);
+        }
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            if (option == "gzip" || option == "zstd" || option == "br") {
+                std::optional<int> level;
+                if (d.next_arg()) {
+                    level = encode_level(d, option);
+                    if (d.next_arg()) {
+                        throw d.arg_error();
+                    }
+                }
+                // A format named both on the line and in the block: the block gives its level.
+                for (auto it = formats.begin(); it != formats.end(); ++it) {
+                    if ((it->is_string() ? *it : (*it)["name"]) == option) {
+                        formats.erase(it);
+                        break;
+                    }
+                }
+                add_format(option, level);
+            } else if (option == "minimum_length") {
+                const std::string value = one_arg(d);
+                if (!is_whole_number(value)) {
+                    throw d.error("minimum_length: \"" + value + "\" is not a number of bytes");
+                }
+                e["minimum_length"] = static_cast<std::uint64_t>(std::stoull(value));
+            } else if (option == "match") {
+                encode_match(d, e);
+            } else {
+                throw d.error("unknown encode option \"" + option +
+                              "\" (use gzip, zstd, br, minimum_length or match)");
+            }
+        }
+        // Formats first, as the JSON documentation lists the keys.
+        json document = json::object();
+        if (!formats.empty()) {
+            document["formats"] = formats;
+        }
+        document.update(e);
+        mark(pointer + "/encode", at);
+        state.encode = std::move(document);
+    }
+
+    // `gzip 6`, `br 5`, `zstd 3` or Caddy's zstd names (fastest, default, better, best).
+    int encode_level(dispenser& d, const std::string& format) {
+        const std::string value = d.val();
+        if (format == "zstd") {
+            const std::pair<const char*, int> names[] = {
+                {"fastest", 1}, {"default", 3}, {"better", 7}, {"best", 11}};
+            for (const auto& [level_name, level] : names) {
+                if (value == level_name) {
+                    return level;
+                }
+            }
+        }
+        const int max_level = format == "gzip" ? 9 : format == "zstd" ? 19 : 11;
+        if (!is_whole_number(value) || std::stoi(value) < 1 || std::stoi(value) > max_level) {
+            throw d.error(format + ": level \"" + value + "\" is not from 1 to " +
+                          std::to_string(max_level) +
+                          (format == "zstd" ? " (or fastest, default, better, best)" : ""));
+        }
+        return std::stoi(value);
+    }
+
+    // match { header Content-Type <patterns...> }: the only matcher `encode` takes here.
+    void encode_match(dispenser& d, json& e) {
+        if (d.next_arg()) {
+            throw d.error(
+                "encode match: only a block is supported (match { header Content-Type ... })");
+        }
+        json& types = e["types"];
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            if (d.val() != "header") {
+                throw d.error("encode match: matcher \"" + d.val() +
+                              "\" is not supported (only header Content-Type)");
+            }
+            if (!d.next_arg()) {
+                throw d.arg_error();
+            }
+            std::string field = d.val();
+            std::transform(field.begin(), field.end(), field.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (field != "content-type") {
+                throw d.error("encode match: header " + d.val() +
+                              " is not supported (only Content-Type)");
+            }
+            std::vector<std::string> patterns = d.remaining_args();
+            if (patterns.empty()) {
+                throw d.arg_error();
+            }
+            for (std::string& pattern : patterns) {
+                types.push_back(std::move(pattern));
+            }
+        }
+        if (types.is_null()) {
+            throw d.error("encode match: empty block (write header Content-Type <types...>)");
         }
     }
 

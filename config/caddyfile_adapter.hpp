@@ -19,9 +19,9 @@ struct adapted_caddyfile {
 
 /// Adapts the Caddyfile subset documented in docs/caddyfile.md: the global options block
 /// (frankenphp, servers, log, admin, grace_period, ...) and site blocks (root, php_server, php,
-/// file_server, header, respond, try_files, bind, log). Every directive or option it does not
-/// know is an error naming it with file:line; so is a directive it knows but cannot honour yet
-/// (tls, encode). Values are checked later, by config_from_json(), whose errors still name
+/// file_server, header, respond, encode, try_files, bind, log). Every directive or option it
+/// does not know is an error naming it with file:line; so is a directive it knows but cannot
+/// honour yet (tls). Values are checked later, by config_from_json(), whose errors still name
 /// file:line through `sources`. Throws config_error.
 adapted_caddyfile adapt_caddyfile(std::string_view text, const std::string& file,
                                   const caddyfile::env_lookup& env,

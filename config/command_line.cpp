@@ -198,6 +198,9 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.sites.front().follow_symlinks = true;
      },
      nullptr},
+    {"no-compress", '\0', "", "send responses uncompressed (default: zstd, br, gzip)",
+     [](php_server_args& args, std::string_view) { args.config.sites.front().encode.reset(); },
+     nullptr},
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
      [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },
      nullptr},
@@ -489,6 +492,8 @@ command_line parse_command_line(int argc, const char* const argv[]) {
         return help_for(rest.empty() ? std::string_view() : rest.front());
     }
     php_server_args state;
+    // php-server compresses by default, as FrankenPHP's does; --no-compress turns it off.
+    state.config.sites.front().encode = default_php_server_encode();
     parse_flags(*command, rest, state);
     if (command == &version_command) {
         return {command_kind::version, {}, {}, {}, {}};

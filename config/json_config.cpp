@@ -320,10 +320,83 @@ class document_reader {
         return rule;
     }
 
+    // A format: "gzip", or {"name": "gzip", "level": 6}.
+    encode_format encode_format_of(const json& value, const std::string& pointer) const {
+        encode_format format;
+        if (value.is_string()) {
+            format.name = value.get<std::string>();
+        } else if (value.is_object()) {
+            object(value, pointer, {"name", "level"});
+            if (!value.contains("name")) {
+                fail(pointer, "a format needs a \"name\"");
+            }
+            format.name = string(value["name"], child(pointer, "name"));
+        } else {
+            fail(pointer, "must be a format name or {\"name\": ..., \"level\": ...}");
+        }
+        const std::string at = value.is_string() ? pointer : child(pointer, "name");
+        int max_level = 0;
+        if (format.name == "gzip") {
+            max_level = 9;
+        } else if (format.name == "zstd") {
+            max_level = 19;
+        } else if (format.name == "br") {
+            max_level = 11;
+        } else {
+            fail(at, "unknown format " + printable(format.name) + " (use zstd, br or gzip)");
+        }
+        if (value.is_object() && value.contains("level")) {
+            format.level = static_cast<int>(integer(value["level"], child(pointer, "level"), 1,
+                                                    static_cast<std::uint64_t>(max_level)));
+        }
+        return format;
+    }
+
+    encode_config encode(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"formats", "minimum_length", "types"});
+        // Caddy's `encode` without formats: zstd and gzip.
+        encode_config e{{{"zstd", 0}, {"gzip", 0}}, 512, {}};
+        if (value.contains("formats")) {
+            const std::string at = child(pointer, "formats");
+            if (!value["formats"].is_array() || value["formats"].empty()) {
+                fail(at, "must be a non-empty array of formats (zstd, br, gzip)");
+            }
+            e.formats.clear();
+            for (std::size_t i = 0; i < value["formats"].size(); ++i) {
+                encode_format format = encode_format_of(value["formats"][i], child(at, i));
+                for (const encode_format& earlier : e.formats) {
+                    if (earlier.name == format.name) {
+                        fail(child(at, i), "format " + format.name + " is given twice");
+                    }
+                }
+                e.formats.push_back(std::move(format));
+            }
+        }
+        if (value.contains("minimum_length")) {
+            e.minimum_length = size(value["minimum_length"], child(pointer, "minimum_length"));
+        }
+        if (value.contains("types")) {
+            const std::string at = child(pointer, "types");
+            e.types = strings(value["types"], at);
+            if (e.types.empty()) {
+                fail(at, "must list at least one Content-Type pattern");
+            }
+            for (const std::string& type : e.types) {
+                if (type.empty() || type.find_first_of(" \t\r\n,;") != std::string::npos) {
+                    fail(at, printable(type) +
+                                 " is not a Content-Type pattern (e.g. text/*, application/json, "
+                                 "*+json)");
+                }
+            }
+        }
+        return e;
+    }
+
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
                {"listen", "hosts", "root", "index", "php", "file_server", "try_files", "split",
-                "follow_symlinks", "env", "workers", "headers", "respond", "access_log"});
+                "follow_symlinks", "env", "workers", "headers", "respond", "access_log",
+                "encode"});
         site_config s;
         s.origin = where(pointer);
         if (value.contains("listen")) {
@@ -418,6 +491,9 @@ class document_reader {
         }
         if (value.contains("access_log")) {
             s.access_log = boolean(value["access_log"], child(pointer, "access_log"));
+        }
+        if (value.contains("encode")) {
+            s.encode = encode(value["encode"], child(pointer, "encode"));
         }
         if (!s.php && !s.file_server && s.responds.empty()) {
             fail(pointer, "the site serves nothing: enable php or file_server, or add respond");

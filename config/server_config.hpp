@@ -69,6 +69,27 @@ struct respond_rule {
     std::string body;
 };
 
+/// One compression format of a site's `encode`, with its level.
+struct encode_format {
+    std::string name;  ///< "zstd", "br" or "gzip"
+    int level = 0;     ///< 0: the format's default (gzip 6, zstd 3, br 5)
+};
+
+/// Response compression (Caddy's `encode`): which formats a site offers, in its order of
+/// preference, and which responses are worth compressing.
+struct encode_config {
+    std::vector<encode_format> formats;  ///< never empty; ties in client q-values go to the first
+    std::size_t minimum_length = 512;    ///< smaller bodies (when their size is known) stay as is
+    /// Content-Type patterns ("text/*", "application/json", "*+json"); empty: the defaults
+    /// (encode/compressible_types.cpp).
+    std::vector<std::string> types;
+};
+
+/// The formats `php-server` offers unless --no-compress is given, as FrankenPHP's does.
+inline encode_config default_php_server_encode() {
+    return {{{"zstd", 0}, {"br", 0}, {"gzip", 0}}, 512, {}};
+}
+
 /// One site: where it listens, which Host names it answers, and how its requests are served.
 struct site_config {
     std::vector<listen_address> listen{{"", 8080}};
@@ -88,7 +109,8 @@ struct site_config {
     std::vector<worker_config> workers;  ///< this site's worker groups
     std::vector<header_rule> headers;
     std::vector<respond_rule> responds;
-    bool access_log = false;  ///< log every request of this site (Caddy's `log`)
+    bool access_log = false;              ///< log every request of this site (Caddy's `log`)
+    std::optional<encode_config> encode;  ///< response compression; nullopt: off
     source_location origin;
 };
 

@@ -12,12 +12,13 @@ packages=(
   libxml2-dev libsqlite3-dev libssl-dev libicu-dev libonig-dev libsodium-dev
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
   libzip-dev libargon2-dev
-  # Spindle itself
+  # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-  libbenchmark-dev
+  libbenchmark-dev libzstd-dev libbrotli-dev
   # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml;
+  # python3-brotli and python3-zstandard decode compressed responses (tests/integration/test_encode.py);
   # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py)
-  python3 python3-pytest python3-yaml curl wrk procps haproxy
+  python3 python3-pytest python3-yaml python3-brotli python3-zstandard curl wrk procps haproxy
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )

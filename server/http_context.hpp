@@ -3,10 +3,13 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/server_config.hpp"
+#include "encode/compressed_cache.hpp"
+#include "encode/encode_policy.hpp"
 #include "server/http_metrics.hpp"
 #include "server/router.hpp"
 
@@ -36,6 +39,7 @@ struct site_context {
     bool has_match = false;     ///< some worker has `match` patterns
     std::size_t env_index = 0;  ///< its environment (sapi::engine::add_environment)
     bool access_log = false;
+    std::optional<encode::encode_policy> encode;  ///< response compression; nullopt: off
 };
 
 /// What every connection of one server shares: configuration, the sites, the PHP pool and a
@@ -50,6 +54,10 @@ struct http_context {
     std::atomic<std::size_t> active_responses{0};  ///< requests being answered now
     std::atomic<bool> stopping{false};             ///< graceful shutdown: no more keep-alive
     http_metrics metrics{};                        ///< responses, durations, 503 rejections
+    /// Bytes of compressed static files kept: a few thousand typical CSS/JS/HTML files.
+    static constexpr std::size_t compressed_files_capacity = 64 * 1024 * 1024;
+    /// Compressed static files of every site (`encode`), shared by the I/O threads.
+    encode::compressed_cache compressed_files{compressed_files_capacity};
 };
 
 }  // namespace spindle::server

@@ -18,6 +18,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "encode/static_variant.hpp"
 #include "server/body_store.hpp"
 #include "server/header_rules.hpp"
 #include "server/http_date.hpp"
@@ -406,12 +407,29 @@ void http_session::serve_static(const route& r) {
     file_meta meta{static_cast<std::uint64_t>(st.st_size), st.st_mtime};
     std::string etag = make_etag(meta);
     std::string last_modified = format_http_date(meta.mtime);
+    const std::string_view content_type = mime_type_for(r.file);
+    // Compressible files may go out compressed (encode/static_variant.hpp); Range requests
+    // are always answered from the identity file.
+    encode::static_choice encoding;
+    if (site_->encode) {
+        std::string accept_encoding;
+        for (auto it = req.find(http::field::accept_encoding);
+             it != req.end() && it->name() == http::field::accept_encoding; ++it) {
+            accept_encoding.append(accept_encoding.empty() ? "" : ", ").append(it->value());
+        }
+        encoding =
+            encode::choose_static_coding(*site_->encode, content_type, meta.size, accept_encoding);
+    }
+    const std::string_view vary = encoding.is_negotiable ? "Vary: Accept-Encoding\r\n" : "";
+    const bool is_compressed = encoding.coding != encode::content_coding::identity;
 
     std::string head;
     if (is_not_modified(req[http::field::if_none_match], req[http::field::if_modified_since], etag,
                         meta)) {
         ::close(fd);
-        std::string validators = "ETag: " + etag + "\r\nLast-Modified: " + last_modified + "\r\n";
+        std::string validators = "ETag: " + (is_compressed ? encode::weak_etag(etag) : etag) +
+                                 "\r\nLast-Modified: " + last_modified + "\r\n";
+        validators.append(vary);
         respond(304, "", keep_alive_, validators);
         return;
     }
@@ -432,16 +450,29 @@ void http_session::serve_static(const route& r) {
             }
         }
     }
+    std::shared_ptr<const std::string> compressed;
+    if (is_compressed && status == 200) {
+        compressed = encode::compressed_file(
+            context_.compressed_files, *site_->encode, encoding.coding, fd, r.file, meta.size,
+            st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec);
+    }
 
     head.append(status == 206 ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n");
     head.append("Date: ").append(current_http_date()).append("\r\n");
     head.append("Server: Spindle\r\n");
-    head.append("Content-Type: ").append(mime_type_for(r.file)).append("\r\n");
+    head.append("Content-Type: ").append(content_type).append("\r\n");
     head.append("Content-Length: ");
-    append_number(head, range.length);
+    append_number(head, compressed ? compressed->size() : range.length);
     head.append("\r\nLast-Modified: ").append(last_modified);
-    head.append("\r\nETag: ").append(etag);
-    head.append("\r\nAccept-Ranges: bytes\r\n");
+    if (compressed) {
+        // No Accept-Ranges: ranges are served from the identity file only.
+        head.append("\r\nETag: ").append(encode::weak_etag(etag));
+        head.append("\r\nContent-Encoding: ").append(to_string(encoding.coding)).append("\r\n");
+    } else {
+        head.append("\r\nETag: ").append(etag);
+        head.append("\r\nAccept-Ranges: bytes\r\n");
+    }
+    head.append(vary);
     if (status == 206) {
         head.append("Content-Range: bytes ");
         append_number(head, range.first);
@@ -459,8 +490,11 @@ void http_session::serve_static(const route& r) {
     head.append("\r\n");
     apply_header_rules(head, site_->headers);
 
-    if (is_head || range.length == 0) {
+    if (is_head || range.length == 0 || compressed) {
         ::close(fd);
+        if (compressed && !is_head) {
+            head.append(*compressed);
+        }
         queue({std::move(head), 0, true, keep_alive_});
         return;
     }
@@ -537,7 +571,8 @@ void http_session::dispatch_php(const route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
     auto exchange =
-        std::make_shared<php_exchange>(shared_from_this(), is_head, keep_alive_, site_->headers);
+        std::make_shared<php_exchange>(shared_from_this(), is_head, keep_alive_, site_->headers,
+                                       site_->encode ? &*site_->encode : nullptr);
     sapi::request& out = exchange->request;
     out.id = request_id_;
     out.method.assign(req.method_string());

@@ -129,6 +129,9 @@ struct assembly {
             context.responds = site.responds;
             context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
             context.access_log = site.access_log;
+            if (site.encode) {
+                context.encode.emplace(*site.encode);
+            }
             sites.push_back(std::move(context));
         }
         pool_options.groups.front().num_threads = config.num_threads - worker_threads;

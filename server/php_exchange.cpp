@@ -4,6 +4,8 @@
 #include <charconv>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "server/header_rules.hpp"
 #include "server/http_date.hpp"
 #include "server/http_session.hpp"
@@ -22,6 +24,25 @@ void append_number(std::string& out, std::uint64_t n) {
     out.append(digits, end);
 }
 
+// Whether a Vary value already covers Accept-Encoding ("*" covers everything).
+bool varies_on_accept_encoding(std::string_view vary) {
+    while (!vary.empty()) {
+        const std::size_t comma = vary.find(',');
+        std::string_view item = vary.substr(0, comma);
+        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
+            item.remove_prefix(1);
+        }
+        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
+            item.remove_suffix(1);
+        }
+        if (item == "*" || iequals(item, "accept-encoding")) {
+            return true;
+        }
+        vary.remove_prefix(comma == std::string_view::npos ? vary.size() : comma + 1);
+    }
+    return false;
+}
+
 void append_hex(std::string& out, std::uint64_t n) {
     char digits[24];
     auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n, 16);
@@ -32,10 +53,12 @@ void append_hex(std::string& out, std::uint64_t n) {
 
 php_exchange::php_exchange(std::shared_ptr<http_session> session, bool is_head,
                            bool client_keep_alive,
-                           const std::vector<config::header_rule>& header_rules)
+                           const std::vector<config::header_rule>& header_rules,
+                           const encode::encode_policy* encode)
     : session_(std::move(session)),
       is_head_(is_head),
       header_rules_(header_rules),
+      encode_(encode),
       client_keep_alive_(client_keep_alive) {}
 
 php_exchange::~php_exchange() = default;
@@ -85,6 +108,7 @@ bool php_exchange::write(std::string_view data) noexcept {
         if (pending_.size() < commit_threshold || !head_received_) {
             return true;
         }
+        choose_coding(std::nullopt);
         bytes = commit(std::nullopt);
         frame_body(pending_, bytes);
         pending_.clear();
@@ -103,9 +127,11 @@ bool php_exchange::flush() noexcept {
     }
     std::string bytes;
     if (!committed_) {
+        choose_coding(std::nullopt);
         bytes = commit(std::nullopt);
     }
-    frame_body(pending_, bytes);
+    // A flush reaches the client even from inside the compressor (Z_SYNC_FLUSH and the like).
+    frame_body(pending_, bytes, encode::encode_step::flush);
     pending_.clear();
     return bytes.empty() || post(std::move(bytes), false);
 }
@@ -129,23 +155,85 @@ void php_exchange::finish(bool script_failed) noexcept {
     std::string bytes;
     if (!committed_) {
         // The whole body is known: plain Content-Length framing, one write. (A HEAD response
-        // carries the length the GET body would have.)
-        bytes = commit(pending_.size());
+        // carries the length the GET body would have, compressed as GET's would be.)
+        choose_coding(pending_.size());
+        if (encoder_) {
+            const std::string encoded =
+                compress(accept_body(pending_), encode::encode_step::finish);
+            bytes = commit(encoded.size());
+            if (has_body_) {
+                bytes.append(encoded);
+            }
+        } else {
+            bytes = commit(pending_.size());
+            frame_body(pending_, bytes);
+        }
+    } else {
+        frame_body(pending_, bytes, encode::encode_step::finish);
     }
-    frame_body(pending_, bytes);
     pending_.clear();
-    if (chunked_) {
+    if (encoder_failed_) {
+        // No last chunk: the client must see the body as cut short.
+        client_keep_alive_ = false;
+    } else if (chunked_) {
         bytes.append("0\r\n\r\n");
-    } else if (declared_length_ && has_body_ && body_bytes_ != *declared_length_) {
+    } else if (!encoder_ && declared_length_ && has_body_ && body_bytes_ != *declared_length_) {
         // The script declared a length it did not write: the connection cannot be reused.
         client_keep_alive_ = false;
     }
     finished_ = true;
+    // The compressor's state goes back to this thread's block cache for its next response,
+    // not to whichever thread drops the exchange.
+    encoder_.reset();
     post(std::move(bytes), true);
 }
 
 bool php_exchange::is_aborted() const noexcept {
     return aborted_.load(std::memory_order_acquire);
+}
+
+void php_exchange::choose_coding(std::optional<std::uint64_t> known_length) {
+    encode::response_facts facts;
+    facts.status = status_;
+    for (const auto& h : headers_) {
+        if (iequals(h.name, "content-length")) {
+            std::uint64_t n = 0;
+            auto [end, ec] = std::from_chars(h.value.data(), h.value.data() + h.value.size(), n);
+            if (ec == std::errc() && end == h.value.data() + h.value.size()) {
+                declared_length_ = n;
+            }
+        } else if (iequals(h.name, "content-type")) {
+            facts.content_type = h.value;
+        } else if (iequals(h.name, "content-encoding")) {
+            facts.content_encoding = h.value;
+        } else if (iequals(h.name, "cache-control")) {
+            facts.cache_control = h.value;
+        } else if (iequals(h.name, "content-range")) {
+            facts.has_content_range = true;
+        }
+    }
+    if (encode_ == nullptr || !encode_->is_negotiable(facts)) {
+        return;
+    }
+    is_negotiable_ = true;
+    if (declared_length_ && known_length) {
+        known_length = std::min(*known_length, *declared_length_);
+    }
+    if (known_length && *known_length < encode_->minimum_length()) {
+        return;
+    }
+    // Every Accept-Encoding line of the request counts, as one list.
+    std::string accept_encoding;
+    for (const sapi::header& h : request.headers) {
+        if (iequals(h.name, "accept-encoding")) {
+            accept_encoding.append(accept_encoding.empty() ? "" : ", ").append(h.value);
+        }
+    }
+    const encode::content_coding coding = encode_->choose(accept_encoding);
+    if (coding != encode::content_coding::identity) {
+        // Out of memory for the compressor's state: the response goes out uncompressed.
+        encoder_ = encode::make_encoder(coding, encode_->level(coding), known_length.value_or(0));
+    }
 }
 
 std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
@@ -159,18 +247,27 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
     head.append("\r\nDate: ").append(current_http_date()).append("\r\n");
 
     bool has_server = false;
+    bool has_vary = false;
     for (const auto& h : headers_) {
-        // Framing and connection management are ours; a length the script set is honoured.
-        if (iequals(h.name, "content-length")) {
-            std::uint64_t n = 0;
-            auto [end, ec] = std::from_chars(h.value.data(), h.value.data() + h.value.size(), n);
-            if (ec == std::errc() && end == h.value.data() + h.value.size()) {
-                declared_length_ = n;
-            }
+        // Framing and connection management are ours; a length the script set is honoured
+        // (choose_coding read it), unless the body is compressed.
+        if (iequals(h.name, "content-length") || iequals(h.name, "transfer-encoding") ||
+            iequals(h.name, "keep-alive")) {
             continue;
         }
-        if (iequals(h.name, "transfer-encoding") || iequals(h.name, "keep-alive")) {
-            continue;
+        if (encoder_) {
+            // Byte ranges of the identity body mean nothing in the compressed one (Caddy drops
+            // the field too), and a strong tag no longer names these bytes.
+            if (iequals(h.name, "accept-ranges") || iequals(h.name, "content-encoding")) {
+                continue;
+            }
+            if (iequals(h.name, "etag")) {
+                head.append(h.name).append(": ").append(encode::weak_etag(h.value)).append("\r\n");
+                continue;
+            }
+        }
+        if (is_negotiable_ && iequals(h.name, "vary")) {
+            has_vary = has_vary || varies_on_accept_encoding(h.value);
         }
         if (iequals(h.name, "connection")) {
             if (h.value.find("close") != std::string::npos) {
@@ -184,9 +281,15 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
     if (!has_server) {
         head.append("Server: Spindle\r\n");
     }
+    if (is_negotiable_ && !has_vary) {
+        head.append("Vary: Accept-Encoding\r\n");
+    }
+    if (encoder_) {
+        head.append("Content-Encoding: ").append(to_string(encoder_->coding())).append("\r\n");
+    }
 
     if (status_has_body(status_)) {
-        if (declared_length_) {
+        if (declared_length_ && !encoder_) {
             known_length = declared_length_;
         }
         if (known_length) {
@@ -211,10 +314,18 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
     return head;
 }
 
-void php_exchange::frame_body(std::string_view data, std::string& out) {
-    if (data.empty() || !has_body_) {
+void php_exchange::frame_body(std::string_view data, std::string& out, encode::encode_step step) {
+    if (!has_body_ || encoder_failed_) {
         return;
     }
+    if (encoder_) {
+        frame_wire(compress(accept_body(data), step), out);
+        return;
+    }
+    frame_wire(accept_body(data), out);
+}
+
+std::string_view php_exchange::accept_body(std::string_view data) {
     if (declared_length_) {
         // Never send more than the script declared: extra bytes would corrupt the stream.
         std::uint64_t room = *declared_length_ > body_bytes_ ? *declared_length_ - body_bytes_ : 0;
@@ -223,11 +334,29 @@ void php_exchange::frame_body(std::string_view data, std::string& out) {
         }
     }
     body_bytes_ += data.size();
+    return data;
+}
+
+std::string php_exchange::compress(std::string_view data, encode::encode_step step) {
+    std::string encoded;
+    if (!encoder_->encode(data, step, encoded)) {
+        spdlog::get("server")->error(
+            "[req {}] the {} compressor failed (out of memory?); the response is cut short",
+            request.id, to_string(encoder_->coding()));
+        encoder_failed_ = true;
+    }
+    return encoded;
+}
+
+void php_exchange::frame_wire(std::string_view wire, std::string& out) {
+    if (wire.empty()) {
+        return;
+    }
     if (chunked_) {
-        append_hex(out, data.size());
-        out.append("\r\n").append(data).append("\r\n");
+        append_hex(out, wire.size());
+        out.append("\r\n").append(wire).append("\r\n");
     } else {
-        out.append(data);
+        out.append(wire);
     }
 }
 

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "config/server_config.hpp"
+#include "encode/content_encoder.hpp"
+#include "encode/encode_policy.hpp"
 #include "sapi/request.hpp"
 #include "server/body_store.hpp"
 
@@ -26,6 +28,11 @@ class http_session;
 /// `max_in_flight` bytes wait there at once: a slow client makes the script block in write(),
 /// so a large response is never held whole in memory. The I/O strand reports progress with
 /// on_written() and a lost client with abort().
+///
+/// With the site's `encode` on, the body is compressed here, on the PHP thread (CPU work kept
+/// off the I/O threads): the coding is chosen once, when the head is committed, from the
+/// status, the headers the script set and the client's Accept-Encoding; a flush() flushes the
+/// compressor too, so streamed output still arrives as it is produced.
 class php_exchange final : public sapi::output_sink {
   public:
     /// Buffered body bytes before the response is committed to chunked streaming.
@@ -33,9 +40,11 @@ class php_exchange final : public sapi::output_sink {
     /// Bytes posted to the strand but not yet written, before write() blocks.
     static constexpr std::size_t max_in_flight = 256 * 1024;
 
-    /// `header_rules` are the site's `header` rules, applied to the response head.
+    /// `header_rules` are the site's `header` rules, applied to the response head; `encode` is
+    /// the site's compression policy (nullptr: off).
     php_exchange(std::shared_ptr<http_session> session, bool is_head, bool client_keep_alive,
-                 const std::vector<config::header_rule>& header_rules);
+                 const std::vector<config::header_rule>& header_rules,
+                 const encode::encode_policy* encode);
     ~php_exchange() override;
 
     sapi::request request;             ///< filled by the session before dispatch, then owned by PHP
@@ -56,17 +65,29 @@ class php_exchange final : public sapi::output_sink {
     void abort() noexcept;
 
   private:
+    /// Reads the head the script set (its Content-Length, what compression needs) and chooses
+    /// the coding; once, just before commit. `known_length`: the whole body's size, if known.
+    void choose_coding(std::optional<std::uint64_t> known_length);
     /// Fixes the framing and returns the serialized status line and headers; `known_length`
     /// (the whole body's size) selects Content-Length framing, else chunked.
     std::string commit(std::optional<std::uint64_t> known_length);
-    /// Appends body bytes to `out` in the committed framing.
-    void frame_body(std::string_view data, std::string& out);
+    /// Appends body bytes to `out` in the committed framing, compressed when a coding was
+    /// chosen (`step` then says whether to flush or end the compressed stream).
+    void frame_body(std::string_view data, std::string& out,
+                    encode::encode_step step = encode::encode_step::process);
+    /// Counts body bytes, cutting them at a length the script declared itself.
+    std::string_view accept_body(std::string_view data);
+    /// Compresses accepted body bytes; on a compressor failure the response is cut short.
+    std::string compress(std::string_view data, encode::encode_step step);
+    /// Appends bytes as they go on the wire: one chunk, or as they are.
+    void frame_wire(std::string_view wire, std::string& out);
     /// Hands bytes to the strand, blocking first while too much is in flight.
     bool post(std::string bytes, bool last);
 
     std::shared_ptr<http_session> session_;
     const bool is_head_;
     const std::vector<config::header_rule>& header_rules_;
+    const encode::encode_policy* encode_;
 
     // PHP thread only.
     bool client_keep_alive_;
@@ -81,6 +102,9 @@ class php_exchange final : public sapi::output_sink {
     std::optional<std::uint64_t> declared_length_;  ///< Content-Length the script set itself
     std::uint64_t body_bytes_ = 0;                  ///< body bytes accepted after commit
     std::string pending_;                           ///< body bytes not yet posted
+    bool is_negotiable_ = false;  ///< the coding depended on Accept-Encoding: send Vary
+    std::unique_ptr<encode::content_encoder> encoder_;  ///< the chosen coding; null: identity
+    bool encoder_failed_ = false;  ///< the compressor failed: the body ends where it stopped
 
     // Shared between the PHP thread and the strand.
     mutable std::mutex mutex_;

@@ -289,10 +289,58 @@ TEST(CaddyfileErrors, AddressesThatCannotShareABlock) {
 
 // --- refused directives ----------------------------------------------------------------------
 
-TEST(CaddyfileErrors, EncodeIsRefused) {
-    EXPECT_EQ(error_of(site("\tphp_server\n\tencode zstd gzip\n")),
-              "Caddyfile:3: encode: response compression is not supported yet; remove it (a "
-              "proxy in front can compress)");
+TEST(CaddyfileErrors, BadEncode) {
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode zstd deflate\n")),
+              "Caddyfile:3: encode: unknown format \"deflate\" (use zstd, br or gzip)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode gzip gzip\n")),
+              "Caddyfile:3: encode: format gzip is given twice");
+    EXPECT_EQ(error_of(site("\tencode /api/* gzip\n\tphp_server\n")),
+              "Caddyfile:2: encode: matcher \"/api/*\" is not supported (only * or none: it "
+              "applies to the whole site)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode {\n\t\tgzip 10\n\t}\n")),
+              "Caddyfile:4: gzip: level \"10\" is not from 1 to 9");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode {\n\t\tzstd fast\n\t}\n")),
+              "Caddyfile:4: zstd: level \"fast\" is not from 1 to 19 (or fastest, default, "
+              "better, best)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode {\n\t\tminimum_length 1k\n\t}\n")),
+              "Caddyfile:4: minimum_length: \"1k\" is not a number of bytes");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode {\n\t\tprefer gzip\n\t}\n")),
+              "Caddyfile:4: unknown encode option \"prefer\" (use gzip, zstd, br, "
+              "minimum_length or match)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode {\n\t\tmatch {\n\t\t\tstatus 200\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:5: encode match: matcher \"status\" is not supported (only header "
+              "Content-Type)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode {\n\t\tmatch {\n\t\t\theader Accept *\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:5: encode match: header Accept is not supported (only Content-Type)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tencode gzip\n\tencode zstd\n")),
+              "Caddyfile:4: encode: given twice in this site");
+}
+
+TEST(CaddyfileErrors, EncodeValuesAreReadIntoTheModel) {
+    const server_config config =
+        load(site("\tphp_server\n\tencode br gzip {\n\t\tgzip 9\n\t\tzstd best\n"
+                  "\t\tminimum_length 1024\n\t\tmatch {\n\t\t\theader Content-Type text/* "
+                  "*+json\n\t\t}\n\t}\n"));
+    ASSERT_TRUE(config.sites.front().encode);
+    const encode_config& e = *config.sites.front().encode;
+    ASSERT_EQ(e.formats.size(), 3u);
+    EXPECT_EQ(e.formats[0].name, "br");
+    EXPECT_EQ(e.formats[0].level, 0);
+    EXPECT_EQ(e.formats[1].name, "gzip");
+    EXPECT_EQ(e.formats[1].level, 9);
+    EXPECT_EQ(e.formats[2].name, "zstd");
+    EXPECT_EQ(e.formats[2].level, 11);
+    EXPECT_EQ(e.minimum_length, 1024u);
+    EXPECT_EQ(e.types, (std::vector<std::string>{"text/*", "*+json"}));
+    // Without formats, Caddy's: zstd then gzip. Without `encode`, none.
+    const server_config plain = load(site("\tphp_server\n\tencode\n"));
+    ASSERT_TRUE(plain.sites.front().encode);
+    ASSERT_EQ(plain.sites.front().encode->formats.size(), 2u);
+    EXPECT_EQ(plain.sites.front().encode->formats[0].name, "zstd");
+    EXPECT_EQ(plain.sites.front().encode->formats[1].name, "gzip");
+    EXPECT_FALSE(load(site("\tphp_server\n")).sites.front().encode);
 }
 
 TEST(CaddyfileErrors, TlsIsRefused) {

@@ -338,6 +338,18 @@ TEST(ParseCommandLine, RejectsMissingValues) {
     EXPECT_EQ(error_of({"php-server", "--listen", "-v"}), "flag --listen needs a value (ADDR)");
 }
 
+TEST(ParseCommandLine, PhpServerCompressesUnlessTold) {
+    const command_line on = parse({"php-server"});
+    ASSERT_TRUE(on.config.sites.front().encode);
+    std::vector<std::string> names;
+    for (const encode_format& format : on.config.sites.front().encode->formats) {
+        names.push_back(format.name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"zstd", "br", "gzip"}));
+    EXPECT_FALSE(parse({"php-server", "--no-compress"}).config.sites.front().encode);
+    EXPECT_THAT(help_of({"php-server", "--help"}), HasSubstr("\n      --no-compress  "));
+}
+
 TEST(ParseCommandLine, RejectsValuesOnSwitches) {
     EXPECT_EQ(error_of({"php-server", "--no-file-server=true"}),
               "flag --no-file-server takes no value");

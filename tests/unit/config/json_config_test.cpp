@@ -468,6 +468,53 @@ TEST(JsonConfigErrors, HeaderRules) {
               "changed");
 }
 
+TEST(JsonConfig, EncodeFormatsLevelsAndTypes) {
+    const server_config config = config_from_json(
+        read_json_file(with_site(R"("encode": {"formats": ["br", {"name": "gzip", "level": 9}],
+                                   "minimum_length": "1KiB", "types": ["text/*"]})"),
+                       "c.json"),
+        "c.json");
+    ASSERT_TRUE(config.sites.front().encode);
+    const encode_config& e = *config.sites.front().encode;
+    ASSERT_EQ(e.formats.size(), 2u);
+    EXPECT_EQ(e.formats[0].name, "br");
+    EXPECT_EQ(e.formats[0].level, 0);
+    EXPECT_EQ(e.formats[1].name, "gzip");
+    EXPECT_EQ(e.formats[1].level, 9);
+    EXPECT_EQ(e.minimum_length, 1024u);
+    EXPECT_EQ(e.types, std::vector<std::string>{"text/*"});
+    const server_config defaults =
+        config_from_json(read_json_file(with_site(R"("encode": {})"), "c.json"), "c.json");
+    ASSERT_TRUE(defaults.sites.front().encode);
+    EXPECT_EQ(defaults.sites.front().encode->formats.size(), 2u);
+    EXPECT_EQ(defaults.sites.front().encode->minimum_length, 512u);
+    EXPECT_FALSE(
+        config_from_json(read_json_file(with_site(""), "c.json"), "c.json").sites.front().encode);
+}
+
+TEST(JsonConfigErrors, EncodeSettings) {
+    EXPECT_EQ(error_of(with_site(R"("encode": {"formats": ["deflate"]})")),
+              "c.json: /sites/0/encode/formats/0: unknown format \"deflate\" (use zstd, br or "
+              "gzip)");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"formats": []})")),
+              "c.json: /sites/0/encode/formats: must be a non-empty array of formats (zstd, br, "
+              "gzip)");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"formats": ["gzip", {"name": "gzip"}]})")),
+              "c.json: /sites/0/encode/formats/1: format gzip is given twice");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"formats": [{"name": "br", "level": 12}]})")),
+              "c.json: /sites/0/encode/formats/0/level: must be an integer from 1 to 11");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"formats": [{"level": 1}]})")),
+              "c.json: /sites/0/encode/formats/0: a format needs a \"name\"");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"formats": [3]})")),
+              "c.json: /sites/0/encode/formats/0: must be a format name or {\"name\": ..., "
+              "\"level\": ...}");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"types": ["text/html; charset=utf-8"]})")),
+              "c.json: /sites/0/encode/types: \"text/html; charset=utf-8\" is not a "
+              "Content-Type pattern (e.g. text/*, application/json, *+json)");
+    EXPECT_EQ(error_of(with_site(R"("encode": {"level": 5})")),
+              "c.json: /sites/0/encode/level: unknown setting \"level\"");
+}
+
 TEST(JsonConfigErrors, SiteSettings) {
     EXPECT_EQ(error_of(with_site(R"("index": "../index.php")")),
               "c.json: /sites/0/index: index \"../index.php\" must be a file name, e.g. "
