@@ -17,6 +17,8 @@ packages=(
   libbenchmark-dev
   # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml
   python3 python3-pytest python3-yaml curl wrk procps
+  # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
+  openssl
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )
