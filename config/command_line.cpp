@@ -249,8 +249,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.limits.idle_timeout = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.limits.idle_timeout); }},
-    {"tls-cert", '\0', "FILE",
-     "serve HTTPS with this certificate (PEM, with intermediates); needs --tls-key",
+    {"tls-cert", '\0', "FILE", "serve HTTPS with this PEM certificate chain; needs --tls-key",
      [](php_server_args& args, std::string_view value) { args.tls_certificate = value; }, nullptr},
     {"tls-key", '\0', "FILE", "the certificate's private key (PEM)",
      [](php_server_args& args, std::string_view value) { args.tls_key = value; }, nullptr},
@@ -321,7 +320,7 @@ constexpr auto cert_flags = std::to_array<flag_spec>({
     {"dir", 'd', "DIR", "directory to write ca.crt, cert.pem and key.pem into",
      [](php_server_args& args, std::string_view value) { args.cert_dir = value; },
      [](const server_config&) { return std::string("spindle-certs"); }},
-    {"host", '\0', "NAME", "name or IP address the certificate is for; repeatable", add_cert_host,
+    {"host", '\0', "NAME", "name or IP address it is for; repeatable", add_cert_host,
      [](const server_config&) { return std::string("localhost, 127.0.0.1, ::1"); }},
 });
 constexpr command_spec cert_command{

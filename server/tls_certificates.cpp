@@ -59,12 +59,14 @@ std::unique_ptr<net::ssl::context> make_context(const config::tls_config& files)
         throw fail("cannot set the TLS 1.2 cipher list");
     }
     SSL_CTX_set_default_passwd_cb(native, refuse_passphrase);
-    if (SSL_CTX_use_certificate_chain_file(native, files.certificate.c_str()) != 1) {
-        throw fail("cannot use certificate " + files.certificate);
-    }
+    // The key first: loaded after it, a certificate that does not match replaces it quietly,
+    // and the check below can then say what is wrong.
     if (SSL_CTX_use_PrivateKey_file(native, files.key.c_str(), SSL_FILETYPE_PEM) != 1) {
         throw fail("cannot use private key " + files.key +
                    " (a PEM key without passphrase is needed)");
+    }
+    if (SSL_CTX_use_certificate_chain_file(native, files.certificate.c_str()) != 1) {
+        throw fail("cannot use certificate " + files.certificate);
     }
     if (SSL_CTX_check_private_key(native) != 1) {
         throw fail("private key " + files.key + " does not match certificate " + files.certificate);
