@@ -69,7 +69,12 @@ std::unique_ptr<net::ssl::context> make_context(const config::tls_config& files)
         throw fail("cannot use certificate " + files.certificate);
     }
     if (SSL_CTX_check_private_key(native) != 1) {
-        throw fail("private key " + files.key + " does not match certificate " + files.certificate);
+        // OpenSSL's reason ("no private key assigned": it dropped the mismatched key) would
+        // only confuse.
+        ERR_clear_error();
+        throw config::located_error(
+            files.origin,
+            "private key " + files.key + " does not match certificate " + files.certificate);
     }
     return context;
 }
