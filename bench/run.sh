@@ -28,6 +28,9 @@ Scenarios (all by default):
              static (nginx gzip on vs Spindle) and from PHP (nginx gzip on +
              php-fpm vs Spindle worker); gzip level 6 on both sides          c=32
   sweep      hello and bootstrap at c=8, 32, 128
+  https      hello over TLS (a certificate from spindle cert, TLS 1.3): nginx TLS
+             return 200 (the HTTPS ceiling), nginx TLS + php-fpm, Spindle worker
+             with --tls-cert                                                  c=32
 
 Options:
   --duration D     length of each measured wrk run (default 10s)
@@ -63,7 +66,7 @@ log() {
 duration=10s
 warmup=3s
 runs=3
-only=hello,vars,bootstrap,static,post,gzip,sweep
+only=hello,vars,bootstrap,static,post,gzip,sweep,https
 out=bench/out
 build=1
 while (($# > 0)); do
@@ -105,6 +108,7 @@ declare -A scenario_cases=(
   [post]="post:32"
   [gzip]="gzip_static:32 gzip_php:32"
   [sweep]="hello:8 hello:32 hello:128 bootstrap:8 bootstrap:32 bootstrap:128"
+  [https]="https:32"
 )
 # shellcheck disable=SC2016 # backquotes are Markdown here
 declare -A scenario_title=(
@@ -115,9 +119,23 @@ declare -A scenario_title=(
   [post]='1 MiB POST read through `php://input`'
   [gzip]='50 KB HTML page, `Accept-Encoding: gzip`, compressed by the server (gzip level 6)'
   [sweep]='concurrency sweep, hello and bootstrap'
+  [https]='hello world over HTTPS (TLS 1.3, keep-alive: one handshake per wrk connection)'
 )
-scenario_order=(hello vars bootstrap static post gzip sweep)
-workload_order=(hello vars bootstrap static post gzip_static gzip_php)
+scenario_order=(hello vars bootstrap static post gzip sweep https)
+workload_order=(hello vars bootstrap static post gzip_static gzip_php https)
+
+# The app a workload runs (https is the hello app over TLS).
+app_for() {
+  case $1 in
+    https) echo hello ;;
+    *) echo "$1" ;;
+  esac
+}
+
+# Workloads measured against their own nginx response rather than the plain-HTTP ceiling.
+has_own_ceiling() {
+  [[ $1 == static || $1 == gzip_static || $1 == https ]]
+}
 
 IFS=, read -r -a selected <<<"$only"
 for s in "${selected[@]}"; do
@@ -139,6 +157,7 @@ servers_for() {
     hello) echo "nginx fpm classic worker" ;;
     static | gzip_static) echo "nginx classic" ;;
     gzip_php) echo "fpm worker" ;;
+    https) echo "nginx fpm worker" ;;
     *) echo "fpm classic worker" ;;
   esac
 }
@@ -153,7 +172,7 @@ for s in "${scenario_order[@]}"; do
     for server in $(servers_for "$workload"); do
       wanted[$c:$server]=1
     done
-    if [[ $workload != static && $workload != gzip_static ]]; then
+    if ! has_own_ceiling "$workload"; then
       wanted[hello:${c##*:}:nginx]=1
     fi
   done
@@ -288,6 +307,10 @@ wrk.headers["Content-Type"] = "application/octet-stream"
 EOF
 # wrk splits -H at ": ", which the unquoted expansion of wrk_args would break: a script.
 echo 'wrk.headers["Accept-Encoding"] = "gzip"' >"$tmp/gzip.lua"
+# One certificate for every HTTPS server, made the way a Spindle user would: spindle cert.
+if is_selected https; then
+  "$binary" cert --dir "$tmp/tls" --host 127.0.0.1 >"$out/logs/spindle-cert.log"
+fi
 chmod -R a+rX "$tmp"
 
 # --- servers -----------------------------------------------------------------------------
@@ -297,15 +320,17 @@ port_fpm=18302
 port_static=18303
 port_classic=18304
 port_worker=18305
+port_tls_ceiling=18306
+port_tls_fpm=18307
 nginx_pid=
 fpm_pid=
 classic_pid=
 worker_pid=
 
 wait_for_port() {
-  local port=$1 name=$2 pid=$3
+  local port=$1 name=$2 pid=$3 scheme=${4:-http}
   for _ in $(seq 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$port/" 2>/dev/null && return 0
+    curl -s -o /dev/null --cacert "$tmp/tls/ca.crt" "$scheme://127.0.0.1:$port/" 2>/dev/null && return 0
     kill -0 "$pid" 2>/dev/null || die "$name exited at start-up (see $out/logs/)"
     sleep 0.1
   done
@@ -313,7 +338,8 @@ wait_for_port() {
 }
 
 start_nginx() {
-  local workload=$1 dir=$tmp/nginx static_root=$apps/static gzip=off
+  local workload=$1 dir=$tmp/nginx app static_root=$apps/static gzip=off
+  app=$(app_for "$workload")
   if [[ $workload == gzip_* ]]; then
     # nginx's gzip at Spindle's default level (nginx's own default is 1); text/html is always
     # in gzip_types. Without gzip_static, nginx compresses the file on every request.
@@ -322,6 +348,37 @@ start_nginx() {
   fi
   mkdir -p "$dir/body" "$dir/fastcgi"
   [[ -n $run_user ]] && chown "$run_user" "$dir/body" "$dir/fastcgi"
+  # The ceiling and php-fpm again over TLS, with Spindle's certificate and protocol floor.
+  local tls_servers=
+  if is_selected https; then
+    tls_servers=$(
+      cat <<EOF
+    ssl_certificate $tmp/tls/cert.pem;
+    ssl_certificate_key $tmp/tls/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
+    server {
+        listen 127.0.0.1:$port_tls_ceiling ssl;
+        location / {
+            default_type text/plain;
+            return 200 "Hello, World!";
+        }
+    }
+    server {
+        listen 127.0.0.1:$port_tls_fpm ssl;
+        root $apps/$app;
+        index index.php;
+        location / {
+            try_files \$uri /index.php\$is_args\$args;
+        }
+        location ~ \\.php\$ {
+            try_files \$uri =404;
+            include /etc/nginx/fastcgi.conf;
+            fastcgi_pass unix:$tmp/php-fpm.sock;
+        }
+    }
+EOF
+    )
+  fi
   cat >"$dir/nginx.conf" <<EOF
 ${run_user:+user $run_user;}
 worker_processes auto;
@@ -357,7 +414,7 @@ http {
     # php-fpm as Debian's nginx snippets set it up: a front controller over a Unix socket.
     server {
         listen 127.0.0.1:$port_fpm;
-        root $apps/$workload;
+        root $apps/$app;
         index index.php;
         client_max_body_size 8m;
         location / {
@@ -374,6 +431,7 @@ http {
         listen 127.0.0.1:$port_static;
         root $static_root;
     }
+$tls_servers
 }
 EOF
   nginx -c "$dir/nginx.conf" -p "$dir/" -e "$out/logs/nginx-error.log" &
@@ -414,21 +472,25 @@ EOF
 }
 
 start_spindle() {
-  local mode=$1 workload=$2 port args=()
+  local mode=$1 workload=$2 port args=() app
+  app=$(app_for "$workload")
   if [[ $mode == worker ]]; then
     port=$port_worker
-    args=(--worker "$apps/$workload/worker.php" --index worker.php)
+    args=(--worker "$apps/$app/worker.php" --index worker.php)
   else
     port=$port_classic
   fi
-  local root=$apps/$workload
+  if [[ $workload == https ]]; then
+    args+=(--tls-cert "$tmp/tls/cert.pem" --tls-key "$tmp/tls/key.pem")
+  fi
+  local root=$apps/$app
   # Classic and worker servers run side by side: neither takes the admin port (2019).
   "$binary" php-server --root "$root" --listen "127.0.0.1:$port" --admin off "${args[@]}" \
     2>>"$out/logs/spindle-$mode.log" &
   local pid=$!
   running+=("$pid")
   if [[ $mode == worker ]]; then worker_pid=$pid; else classic_pid=$pid; fi
-  wait_for_port "$port" "spindle $mode" "$pid"
+  wait_for_port "$port" "spindle $mode" "$pid" "$([[ $workload == https ]] && echo https || echo http)"
 }
 
 # The processes whose CPU time and memory count for a server.
@@ -442,7 +504,7 @@ server_pids() {
 }
 
 url_for() {
-  local workload=$1 server=$2 port path=/
+  local workload=$1 server=$2 port path=/ scheme=http
   case $server in
     nginx) if [[ $workload == *static ]]; then port=$port_static; else port=$port_ceiling; fi ;;
     fpm) port=$port_fpm ;;
@@ -454,7 +516,14 @@ url_for() {
     static) path=/payload.txt ;;
     gzip_static) path=/page.html ;;
   esac
-  echo "http://127.0.0.1:$port$path"
+  if [[ $workload == https ]]; then
+    scheme=https
+    case $server in
+      nginx) port=$port_tls_ceiling ;;
+      fpm) port=$port_tls_fpm ;;
+    esac
+  fi
+  echo "$scheme://127.0.0.1:$port$path"
 }
 
 # --- checks ------------------------------------------------------------------------------
@@ -472,11 +541,11 @@ check_body() {
     grep -qi '^content-encoding: gzip' <<<"$headers" || die "$server: $url is not gzip-encoded: $headers"
     body=$(gunzip -c "$tmp/check.gz" | md5sum | cut -d' ' -f1)
   else
-    body=$(curl -fsS "$url") || die "$server: GET $url failed"
+    body=$(curl -fsS --cacert "$tmp/tls/ca.crt" "$url") || die "$server: GET $url failed"
   fi
   local ok=1
   case $workload in
-    hello) [[ $body == "Hello, World!" ]] || ok=0 ;;
+    hello | https) [[ $body == "Hello, World!" ]] || ok=0 ;;
     vars)
       [[ $body == *"<h1>Hello, bench!</h1>"* && $body == *"<b>REQUEST_METHOD</b>: GET</li>"* &&
         $body == *"<b>REQUEST_URI</b>: /?name=bench</li>"* && $body == *"<b>REMOTE_ADDR</b>: 127.0.0.1</li>"* &&
@@ -712,14 +781,13 @@ echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\te
         # The ceiling row of a PHP workload is the hello workload's nginx measurement.
         src=$key
         pss_key=$workload:$server
-        if [[ $server == nginx && $workload != static && $workload != gzip_static ]]; then
+        if [[ $server == nginx ]] && ! has_own_ceiling "$workload"; then
           src=hello:$conc:nginx
           pss_key=hello:nginx
         fi
         [[ -n ${med_rps[$src]:-} ]] || continue
         ceiling=${med_rps[hello:$conc:nginx]:-}
-        [[ $workload == static ]] && ceiling=${med_rps[static:$conc:nginx]:-}
-        [[ $workload == gzip_static ]] && ceiling=${med_rps[gzip_static:$conc:nginx]:-}
+        has_own_ceiling "$workload" && ceiling=${med_rps[$workload:$conc:nginx]:-}
         fpm=${med_rps[$c:fpm]:-}
         name=${label[$server]}
         [[ $workload == static && $server == nginx ]] && name="nginx (sendfile)"
@@ -727,6 +795,13 @@ echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\te
         [[ $workload == gzip_static && $server == nginx ]] && name="nginx gzip on"
         [[ $workload == gzip_static && $server == classic ]] && name="spindle (compressed-file cache)"
         [[ $workload == gzip_php && $server == fpm ]] && name="nginx gzip on + php-fpm"
+        if [[ $workload == https ]]; then
+          case $server in
+            nginx) name="nginx TLS return 200 (ceiling)" ;;
+            fpm) name="nginx TLS + php-fpm" ;;
+            worker) name="spindle worker TLS" ;;
+          esac
+        fi
         pss_mib=$(awk -v k="${pss[$pss_key]:-0}" 'BEGIN { printf "%.1f", k / 1024 }')
         printf '| %s c=%s | %s | %s | %s | %s | %s | %s us | %s MiB | %s | %s |\n' "$workload" "$conc" "$name" \
           "$(fmt_int "${med_rps[$src]}")" "$(fmt_ms "${med_p50[$src]}")" "$(fmt_ms "${med_p99[$src]}")" \

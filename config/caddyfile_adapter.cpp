@@ -74,12 +74,13 @@ void no_block(dispenser& d, const std::string& directive) {
     }
 }
 
-// One site address: [http://]host[:port], :port, [ipv6]:port.
+// One site address: [http[s]://]host[:port], :port, [ipv6]:port.
 struct site_key {
     std::string host;  ///< lower case; "" for ":port"
     std::uint16_t port = 0;
     bool port_given = false;
     bool scheme_given = false;
+    bool https = false;  ///< written with https://
 };
 
 site_key parse_site_key(const token& key) {
@@ -90,14 +91,12 @@ site_key parse_site_key(const token& key) {
     std::transform(text.begin(), text.end(), text.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     site_key result;
-    if (text.starts_with("https://")) {
-        throw fail("HTTPS is not supported yet; use http:// and terminate TLS in front");
-    }
-    if (text.starts_with("http://")) {
-        text.erase(0, 7);
+    if (text.starts_with("http://") || text.starts_with("https://")) {
+        result.https = text.starts_with("https://");
+        text.erase(0, text.find("://") + 3);
         result.scheme_given = true;
     } else if (text.find("://") != std::string::npos) {
-        throw fail("unknown scheme (use http://)");
+        throw fail("unknown scheme (use http:// or https://)");
     }
     if (const std::size_t slash = text.find('/'); slash != std::string::npos) {
         if (slash + 1 != text.size()) {
@@ -209,21 +208,28 @@ class adapter {
             } else if (name == "grace_period") {
                 result.document["grace_period"] = one_arg(d);
                 mark("/grace_period", d.current());
-            } else if (name == "http_port") {
+            } else if (name == "http_port" || name == "https_port") {
                 const json port = integer_arg(d);
                 if (port.get<std::int64_t>() < 1 || port.get<std::int64_t>() > 65535) {
-                    throw d.error("http_port: \"" + d.val() + "\" is not a port");
+                    throw d.error(name + ": \"" + d.val() + "\" is not a port");
                 }
-                http_port_ = static_cast<std::uint16_t>(port.get<std::int64_t>());
+                (name == "http_port" ? http_port_ : https_port_) =
+                    static_cast<std::uint16_t>(port.get<std::int64_t>());
             } else if (name == "default_bind") {
                 default_bind_ = d.remaining_args();
                 if (default_bind_.empty()) {
                     throw d.arg_error();
                 }
             } else if (name == "auto_https") {
-                // Plain HTTP is all Spindle serves, which is what "off" asks for.
-                if (one_arg(d) != "off") {
-                    throw d.error("auto_https: only \"off\" is supported (there is no HTTPS yet)");
+                // Spindle never obtains certificates, so what is left of automatic HTTPS is the
+                // HTTP->HTTPS redirect: "off" and "disable_redirects" turn it off.
+                const std::string mode = one_arg(d);
+                if (mode == "off" || mode == "disable_redirects") {
+                    https_redirects_ = false;
+                } else if (mode != "disable_certs") {
+                    throw d.error("auto_https: \"" + mode +
+                                  "\" is not supported (use off, disable_redirects or "
+                                  "disable_certs)");
                 }
             } else if (name == "order") {
                 d.remaining_args();
@@ -451,6 +457,7 @@ class adapter {
         bool access_log = false;
         json encode;
         std::vector<std::string> bind;
+        json tls;  ///< {"certificate", "key"} from `tls CERT KEY`
     };
 
     void site(const server_block& block, std::size_t index) {
@@ -474,29 +481,62 @@ class adapter {
         for (const token& key_token : block.keys) {
             keys.emplace_back(&key_token, parse_site_key(key_token));
         }
-        check_keys_combine(keys);
+        // HTTPS when the block has `tls` or an https:// address; then every address is.
+        const bool is_https =
+            !state.tls.is_null() ||
+            std::any_of(keys.begin(), keys.end(), [](const auto& key) { return key.second.https; });
+        for (const auto& [key_at, key] : keys) {
+            if (is_https && key.scheme_given && !key.https) {
+                throw config_error("site address \"" + key_at->text +
+                                       "\": an http:// address cannot share a block with tls "
+                                       "or https://; give it its own block",
+                                   key_at->file, key_at->line);
+            }
+            if (key.https && state.tls.is_null()) {
+                throw config_error("site address \"" + key_at->text +
+                                       "\": Spindle does not obtain certificates; add "
+                                       "\"tls CERT KEY\" (spindle cert makes a local one)",
+                                   key_at->file, key_at->line);
+            }
+        }
+        const std::uint16_t default_port = is_https ? https_port_ : http_port_;
+        check_keys_combine(keys, default_port);
         for (const auto& [key_at, key] : keys) {
             const token& key_token = *key_at;
             if (!key.host.empty() &&
                 std::find(hosts.begin(), hosts.end(), key.host) == hosts.end()) {
                 hosts.push_back(key.host);
             }
-            if (!key.port_given && !key.scheme_given) {
+            if (!key.port_given && !key.scheme_given && !is_https) {
                 result.warnings.push_back(
                     config_error("site " + key_token.text + " is served over plain HTTP on port " +
-                                     std::to_string(http_port_) + ": Spindle has no HTTPS yet",
+                                     std::to_string(http_port_) +
+                                     ": add \"tls CERT KEY\" to serve it over HTTPS",
                                  key_token.file, key_token.line)
                         .what());
             }
             for (const std::string& bind : binds) {
                 const std::string address =
-                    listen_text(bind, key.port_given ? key.port : http_port_);
+                    (is_https ? "https://" : "") +
+                    listen_text(bind, key.port_given ? key.port : default_port);
                 if (std::find(listen.begin(), listen.end(), address) == listen.end()) {
                     listen.push_back(address);
                 }
             }
         }
         site["listen"] = listen;
+        if (is_https) {
+            site["tls"] = state.tls;
+            // Caddy redirects plain HTTP for the hosts of an HTTPS site; a site answering
+            // any host gets no redirect (it would take every host on the HTTP port).
+            if (https_redirects_ && !hosts.empty()) {
+                json redirect = json::array();
+                for (const std::string& bind : binds) {
+                    redirect.push_back(listen_text(bind, http_port_));
+                }
+                site["redirect_to_https"] = redirect;
+            }
+        }
         if (!hosts.empty()) {
             site["hosts"] = hosts;
         }
@@ -539,9 +579,10 @@ class adapter {
     // A site is one list of hosts and one of ports, and answers every pair of them; Caddy
     // answers exactly the addresses written. Refuse a block where the two differ
     // ("a.test:8080, b.test:9090", or ":9000" beside "a.test:8080") rather than answer more.
-    void check_keys_combine(const std::vector<std::pair<const token*, site_key>>& keys) const {
+    void check_keys_combine(const std::vector<std::pair<const token*, site_key>>& keys,
+                            std::uint16_t default_port) const {
         const auto port_of = [&](const site_key& key) {
-            return key.port_given ? key.port : http_port_;
+            return key.port_given ? key.port : default_port;
         };
         for (const auto& [first_at, first] : keys) {
             for (const auto& [second_at, second] : keys) {
@@ -638,7 +679,23 @@ class adapter {
         } else if (name == "encode") {
             encode(d, pointer, state);
         } else if (name == "tls") {
-            throw d.error("tls: HTTPS is not supported yet; terminate TLS in front of Spindle");
+            const std::vector<std::string> args = d.remaining_args();
+            if (args.size() == 1 && args.front() == "internal") {
+                throw d.error(
+                    "tls internal: Spindle makes no certificate by itself; run \"spindle cert "
+                    "DIR\" once and use tls DIR/cert.pem DIR/key.pem");
+            }
+            if (args.size() == 1) {
+                throw d.error("tls " + args.front() +
+                              ": Spindle does not obtain certificates (no ACME); give tls CERT "
+                              "KEY");
+            }
+            if (args.size() != 2) {
+                throw d.arg_error();
+            }
+            no_block(d, "tls");
+            state.tls = {{"certificate", args[0]}, {"key", args[1]}};
+            mark(pointer + "/tls", at);
         } else if (name.starts_with('@')) {
             throw d.error("named matchers (" + name + ") are not supported");
         } else {
@@ -927,6 +984,8 @@ class adapter {
 
     std::string file_;
     std::uint16_t http_port_ = 80;
+    std::uint16_t https_port_ = 443;
+    bool https_redirects_ = true;  ///< auto_https neither off nor disable_redirects
     std::vector<std::string> default_bind_;
 };
 

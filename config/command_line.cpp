@@ -25,6 +25,10 @@ struct php_server_args {
     std::uint64_t worker_max_requests = 0;  ///< applies to every --worker, whatever the order
     std::string config_file = "Caddyfile";  ///< run, adapt, validate: --config
     std::string adapter;                    ///< --adapter; empty: from the file name
+    std::optional<std::string> tls_certificate;  ///< php-server --tls-cert
+    std::optional<std::string> tls_key;          ///< php-server --tls-key
+    std::string cert_dir = "spindle-certs";      ///< cert --dir
+    std::vector<std::string> cert_hosts;         ///< cert --host
 };
 
 /// Applies a flag's value; throws config_error with a message naming the value.
@@ -101,6 +105,18 @@ void add_listen(php_server_args& args, std::string_view value) {
         throw config_error("address \"" + std::string(value) + "\" is given twice");
     }
     listen.push_back(std::move(address));
+}
+
+// A name or address the local certificate is valid for (a subjectAltName).
+void add_cert_host(php_server_args& args, std::string_view value) {
+    const bool valid = std::all_of(value.begin(), value.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+               c == '.' || c == ':' || c == '*';
+    });
+    if (!valid || value.size() > 253) {
+        throw config_error("\"" + std::string(value) + "\" is not a host name or IP address");
+    }
+    args.cert_hosts.emplace_back(value);
 }
 
 void set_log_level(php_server_args& args, std::string_view value) {
@@ -249,17 +265,26 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.limits.idle_timeout = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.limits.idle_timeout); }},
+    {"tls-cert", '\0', "FILE", "serve HTTPS with this PEM certificate chain; needs --tls-key",
+     [](php_server_args& args, std::string_view value) { args.tls_certificate = value; }, nullptr},
+    {"tls-key", '\0', "FILE", "the certificate's private key (PEM)",
+     [](php_server_args& args, std::string_view value) { args.tls_key = value; }, nullptr},
     {"admin", '\0', "ADDR|off", "admin endpoint (metrics, status)",
      [](php_server_args& args, std::string_view value) {
          if (value == "off") {
              args.config.admin = std::nullopt;
              return;
          }
+         listen_address address;
          try {
-             args.config.admin = parse_listen_address(value);
+             address = parse_listen_address(value);
          } catch (const config_error& e) {
              throw config_error(e.message() + " (or \"off\")");
          }
+         if (address.tls) {
+             throw config_error("the admin endpoint speaks plain HTTP only");
+         }
+         args.config.admin = address;
      },
      [](const server_config& config) {
          return config.admin ? to_string(*config.admin) : std::string("off");
@@ -309,6 +334,21 @@ constexpr command_spec php_server_command{
     "Serves the PHP application in a document root: a path naming a .php file runs it, a path\n"
     "naming another file serves that file, and any other path runs the index file.",
     php_server_flags};
+constexpr auto cert_flags = std::to_array<flag_spec>({
+    {"dir", 'd', "DIR", "directory to write ca.crt, cert.pem and key.pem into",
+     [](php_server_args& args, std::string_view value) { args.cert_dir = value; },
+     [](const server_config&) { return std::string("spindle-certs"); }},
+    {"host", '\0', "NAME", "name or IP address it is for; repeatable", add_cert_host,
+     [](const server_config&) { return std::string("localhost, 127.0.0.1, ::1"); }},
+});
+constexpr command_spec cert_command{
+    "cert", "cert [--dir DIR] [--host NAME]...",
+    "make a local certificate for HTTPS in development",
+    "Writes a new local certification authority (ca.crt, its key is not kept) and a certificate\n"
+    "it signs (cert.pem, key.pem) into DIR, for spindle php-server --tls-cert/--tls-key or a\n"
+    "Caddyfile's tls. Clients trust it through ca.crt (curl --cacert DIR/ca.crt, or the\n"
+    "system's trust store). Existing files are never overwritten. Not for production.",
+    cert_flags};
 constexpr command_spec version_command{
     "version", "version", "print the version", "Prints the version of Spindle.", {}};
 constexpr command_spec help_command{"help",
@@ -316,9 +356,9 @@ constexpr command_spec help_command{"help",
                                     "show the help of a command",
                                     "Lists the commands, or shows the flags of one.",
                                     {}};
-constexpr std::array<const command_spec*, 6> commands{&php_server_command, &run_command,
-                                                      &adapt_command,      &validate_command,
-                                                      &version_command,    &help_command};
+constexpr std::array<const command_spec*, 7> commands{
+    &php_server_command, &run_command,     &adapt_command, &validate_command,
+    &cert_command,       &version_command, &help_command};
 
 std::string flag_label(const flag_spec& flag) {
     std::string label =
@@ -437,15 +477,38 @@ void parse_flags(const command_spec& command, std::span<const std::string_view> 
     }
 }
 
+// --tls-cert/--tls-key turn every address of the php-server site into HTTPS.
+void apply_tls_flags(php_server_args& state) {
+    site_config& site = state.config.sites.front();
+    if (state.tls_certificate.has_value() != state.tls_key.has_value()) {
+        throw config_error(state.tls_certificate ? "--tls-cert needs --tls-key"
+                                                 : "--tls-key needs --tls-cert");
+    }
+    if (!state.tls_certificate) {
+        for (const listen_address& address : site.listen) {
+            if (address.tls) {
+                throw config_error("--listen " + to_string(address) +
+                                   " needs --tls-cert and --tls-key (spindle cert makes a local "
+                                   "pair)");
+            }
+        }
+        return;
+    }
+    site.tls = tls_config{*state.tls_certificate, *state.tls_key, {}};
+    for (listen_address& address : site.listen) {
+        address.tls = true;
+    }
+}
+
 command_line help_for(std::string_view topic) {
     if (topic.empty()) {
-        return {command_kind::help, {}, general_help(), {}, {}};
+        return {command_kind::help, {}, general_help(), {}, {}, {}, {}};
     }
     const command_spec* command = find_command(topic);
     if (command == nullptr) {
         throw config_error("unknown command \"" + std::string(topic) + "\" (see spindle --help)");
     }
-    return {command_kind::help, {}, command_help(*command), {}, {}};
+    return {command_kind::help, {}, command_help(*command), {}, {}, {}, {}};
 }
 
 }  // namespace
@@ -456,6 +519,7 @@ std::string_view to_string(command_kind kind) {
         case command_kind::run: return "run";
         case command_kind::adapt: return "adapt";
         case command_kind::validate: return "validate";
+        case command_kind::cert: return "cert";
         case command_kind::version: return "version";
         case command_kind::help: return "help";
     }
@@ -496,13 +560,13 @@ command_line parse_command_line(int argc, const char* const argv[]) {
     state.config.sites.front().encode = default_php_server_encode();
     parse_flags(*command, rest, state);
     if (command == &version_command) {
-        return {command_kind::version, {}, {}, {}, {}};
+        return {command_kind::version, {}, {}, {}, {}, {}, {}};
     }
     if (command == &run_command || command == &adapt_command || command == &validate_command) {
         const command_kind kind = command == &run_command     ? command_kind::run
                                   : command == &adapt_command ? command_kind::adapt
                                                               : command_kind::validate;
-        command_line result{kind, {}, {}, {}, {}};
+        command_line result{kind, {}, {}, {}, {}, {}, {}};
         result.config_file = std::move(state.config_file);
         result.adapter =
             state.adapter.empty() && ends_with_ignoring_case(result.config_file, ".json") ? "json"
@@ -510,10 +574,19 @@ command_line parse_command_line(int argc, const char* const argv[]) {
                                     : state.adapter;
         return result;
     }
+    if (command == &cert_command) {
+        command_line result{command_kind::cert,         {}, {}, {}, {}, std::move(state.cert_dir),
+                            std::move(state.cert_hosts)};
+        if (result.cert_hosts.empty()) {
+            result.cert_hosts = {"localhost", "127.0.0.1", "::1"};
+        }
+        return result;
+    }
     for (worker_config& worker : state.config.sites.front().workers) {
         worker.max_requests = state.worker_max_requests;
     }
-    return {command_kind::php_server, std::move(state.config), {}, {}, {}};
+    apply_tls_flags(state);
+    return {command_kind::php_server, std::move(state.config), {}, {}, {}, {}, {}};
 }
 
 }  // namespace spindle::config

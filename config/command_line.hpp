@@ -2,6 +2,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/server_config.hpp"
 
@@ -13,6 +14,7 @@ enum class command_kind {
     run,         ///< run the server described by command_line::config_file
     adapt,       ///< print config_file as the JSON document
     validate,    ///< check config_file and exit
+    cert,        ///< write a local CA and certificate into cert_dir and exit
     version,     ///< print the version and exit
     help,        ///< print command_line::help_text and exit successfully
 };
@@ -23,10 +25,12 @@ std::string_view to_string(command_kind kind);
 /// The parsed command line.
 struct command_line {
     command_kind kind = command_kind::help;
-    server_config config;     ///< php_server: defaults overridden by the flags given
-    std::string help_text;    ///< help: the text to print, ending in a newline
-    std::string config_file;  ///< run, adapt, validate: the file to read
-    std::string adapter;      ///< run, adapt, validate: "caddyfile" or "json"
+    server_config config;                 ///< php_server: defaults overridden by the flags given
+    std::string help_text;                ///< help: the text to print, ending in a newline
+    std::string config_file;              ///< run, adapt, validate: the file to read
+    std::string adapter;                  ///< run, adapt, validate: "caddyfile" or "json"
+    std::string cert_dir;                 ///< cert: where the files go
+    std::vector<std::string> cert_hosts;  ///< cert: names and addresses it is for
 };
 
 /// Parses argv (argv[0] is the program). Commands: "php-server [flags]", "run", "adapt" and

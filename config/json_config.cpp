@@ -396,7 +396,7 @@ class document_reader {
         object(value, pointer,
                {"listen", "hosts", "root", "index", "php", "file_server", "try_files", "split",
                 "follow_symlinks", "env", "workers", "headers", "respond", "access_log",
-                "encode"});
+                "encode", "tls", "redirect_to_https"});
         site_config s;
         s.origin = where(pointer);
         if (value.contains("listen")) {
@@ -495,10 +495,64 @@ class document_reader {
         if (value.contains("encode")) {
             s.encode = encode(value["encode"], child(pointer, "encode"));
         }
+        site_tls(value, pointer, s);
         if (!s.php && !s.file_server && s.responds.empty()) {
             fail(pointer, "the site serves nothing: enable php or file_server, or add respond");
         }
         return s;
+    }
+
+    // "tls" and "redirect_to_https", checked against the site's addresses: https:// addresses
+    // and a certificate come together.
+    void site_tls(const json& value, const std::string& pointer, site_config& s) const {
+        const bool has_https = std::any_of(s.listen.begin(), s.listen.end(),
+                                           [](const listen_address& a) { return a.tls; });
+        if (value.contains("tls")) {
+            const std::string at = child(pointer, "tls");
+            object(value["tls"], at, {"certificate", "key"});
+            tls_config tls;
+            tls.origin = where(at);
+            for (auto [key, file] :
+                 {std::pair<const char*, std::string*>{"certificate", &tls.certificate},
+                  {"key", &tls.key}}) {
+                if (!value["tls"].contains(key)) {
+                    fail(at, std::string("tls needs \"") + key + "\" (a PEM file)");
+                }
+                *file = string(value["tls"][key], child(at, key));
+                if (file->empty()) {
+                    fail(child(at, key), "empty file name");
+                }
+            }
+            if (!has_https) {
+                fail(at, "the site has a certificate but no https:// address in \"listen\"");
+            }
+            s.tls = std::move(tls);
+        } else if (has_https) {
+            fail(child(pointer, "listen"),
+                 "https:// addresses need the site's certificate: add \"tls\": "
+                 "{\"certificate\": FILE, \"key\": FILE} (spindle cert makes a local one)");
+        }
+        if (value.contains("redirect_to_https")) {
+            const std::string at = child(pointer, "redirect_to_https");
+            if (!s.tls) {
+                fail(at, "only a site with \"tls\" can redirect to HTTPS");
+            }
+            for (const std::string& text : strings(value["redirect_to_https"], at)) {
+                listen_address address;
+                try {
+                    address = parse_listen_address(text);
+                } catch (const config_error& e) {
+                    fail(at, e.message());
+                }
+                if (address.tls) {
+                    fail(at, "\"" + text + "\": redirects are answered on plain http:// addresses");
+                }
+                if (std::find(s.redirect_to_https.begin(), s.redirect_to_https.end(), address) ==
+                    s.redirect_to_https.end()) {
+                    s.redirect_to_https.push_back(std::move(address));
+                }
+            }
+        }
     }
 
     void http(const json& value, const std::string& pointer, server_config& config) const {
@@ -581,11 +635,16 @@ class document_reader {
         if (text == "off") {
             return std::nullopt;
         }
+        listen_address address;
         try {
-            return parse_listen_address(text);
+            address = parse_listen_address(text);
         } catch (const config_error& e) {
             fail(pointer, e.message() + " (or \"off\")");
         }
+        if (address.tls) {
+            fail(pointer, "the admin endpoint speaks plain HTTP only; keep it on loopback");
+        }
+        return address;
     }
 
     void log(const json& value, const std::string& pointer, server_config& config) const {

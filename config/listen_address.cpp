@@ -103,19 +103,19 @@ listen_address parse_listen_address(std::string_view text) {
         fail(text, "empty value");
     }
     std::string_view rest = text;
-    if (starts_with_ignoring_case(rest, "http://")) {
-        rest.remove_prefix(std::string_view("http://").size());
+    listen_address address;
+    const bool is_http = starts_with_ignoring_case(rest, "http://");
+    address.tls = starts_with_ignoring_case(rest, "https://");
+    if (is_http || address.tls) {
+        rest.remove_prefix(rest.find("://") + 3);
         // A URL pasted from a browser often ends in '/'; anything longer is a path we cannot use.
         if (rest.ends_with('/')) {
             rest.remove_suffix(1);
         }
-    } else if (starts_with_ignoring_case(rest, "https://")) {
-        fail(text, "TLS is not supported; terminate it in a proxy and listen on http://");
     } else if (rest.find("://") != std::string_view::npos) {
-        fail(text, "only the http:// scheme is supported");
+        fail(text, "only the http:// and https:// schemes are supported");
     }
 
-    listen_address address;
     std::string_view port;
     if (rest.starts_with('[')) {
         const std::size_t close = rest.find(']');
@@ -152,10 +152,15 @@ listen_address parse_listen_address(std::string_view text) {
 
 std::string to_string(const listen_address& address) {
     const std::string port = std::to_string(address.port);
+    const std::string scheme = address.tls ? "https://" : "";
     if (address.host.find(':') != std::string::npos) {
-        return "[" + address.host + "]:" + port;
+        return scheme + "[" + address.host + "]:" + port;
     }
-    return address.host + ":" + port;
+    return scheme + address.host + ":" + port;
+}
+
+bool same_socket(const listen_address& a, const listen_address& b) noexcept {
+    return a.host == b.host && a.port == b.port;
 }
 
 }  // namespace spindle::config

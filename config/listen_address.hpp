@@ -10,19 +10,24 @@ namespace spindle::config {
 struct listen_address {
     std::string host;  ///< empty means every interface; IPv6 without brackets
     std::uint16_t port = 8080;
+    bool tls = false;  ///< written as "https://": the listener speaks TLS (HTTPS)
 
     /// Two addresses are equal when host and port are, as written (no name resolution).
     friend bool operator==(const listen_address&, const listen_address&) = default;
 };
 
 /// Parses "host:port", ":port" (every interface), "[ipv6]:port", each optionally prefixed by
-/// "http://" (case-insensitive, with an optional trailing '/'). The host is an IPv4 address, a
-/// host name, or an IPv6 address in brackets; the port is 0-65535 (0 = any free port).
-/// Throws config_error naming the value on anything else, including "https://" (no TLS here).
+/// "http://" or "https://" (case-insensitive, with an optional trailing '/'); "https://" sets
+/// `tls`. The host is an IPv4 address, a host name, or an IPv6 address in brackets; the port is
+/// 0-65535 (0 = any free port). Throws config_error naming the value on anything else.
 listen_address parse_listen_address(std::string_view text);
 
 /// Writes an address the way parse_listen_address reads it: "host:port", ":port" for every
-/// interface, "[host]:port" for IPv6.
+/// interface, "[host]:port" for IPv6, with "https://" in front when it speaks TLS.
 std::string to_string(const listen_address& address);
+
+/// True when both name the same socket (host and port), whatever their schemes: one socket
+/// cannot speak TLS for one site and plain HTTP for another.
+bool same_socket(const listen_address& a, const listen_address& b) noexcept;
 
 }  // namespace spindle::config

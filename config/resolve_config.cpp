@@ -70,6 +70,41 @@ std::size_t resolve_workers(std::vector<worker_config>& workers, const std::stri
     return threads;
 }
 
+// Certificate files are read when the server starts (server/tls_certificates.cpp) and again
+// on every reload; absolute paths keep a reload independent of the working directory.
+void resolve_tls_files(tls_config& tls) {
+    for (std::string* file : {&tls.certificate, &tls.key}) {
+        std::error_code ec;
+        const fs::path absolute = fs::absolute(*file, ec);
+        if (ec || !fs::is_regular_file(absolute, ec)) {
+            throw located_error(tls.origin, "TLS file " + *file + " does not exist");
+        }
+        *file = absolute.lexically_normal().string();
+    }
+}
+
+// One socket speaks either TLS or plain HTTP: refuse "https://:8443" in one site beside
+// ":8443" (or a redirect from it) in another.
+void check_schemes_agree(const server_config& config) {
+    std::vector<std::pair<listen_address, const site_config*>> seen;
+    for (const site_config& site : config.sites) {
+        std::vector<listen_address> addresses = site.listen;
+        addresses.insert(addresses.end(), site.redirect_to_https.begin(),
+                         site.redirect_to_https.end());
+        for (const listen_address& address : addresses) {
+            for (const auto& [other, owner] : seen) {
+                if (same_socket(address, other) && address.tls != other.tls) {
+                    throw located_error(site.origin, to_string(address) + " and " +
+                                                         to_string(other) +
+                                                         " are one socket: it cannot serve both "
+                                                         "HTTPS and plain HTTP; use another port");
+                }
+            }
+            seen.emplace_back(address, &site);
+        }
+    }
+}
+
 std::string describe(const listen_address& address, const std::string& host) {
     return (host.empty() ? std::string("any host") : "host " + host) + " on " + to_string(address);
 }
@@ -87,8 +122,13 @@ std::string script_name_under(const std::string& file, const std::string& root) 
 void resolve_config(server_config& config, std::size_t cores) {
     cores = std::max<std::size_t>(1, cores);
     std::set<std::pair<std::string, std::string>> answered;  // (address, host)
+    check_schemes_agree(config);
     for (site_config& site : config.sites) {
         resolve_root(site);
+        if (site.tls) {
+            resolve_tls_files(*site.tls);
+        }
+        // Redirects do not count: a site written for the HTTP port wins over them.
         for (const listen_address& address : site.listen) {
             const std::vector<std::string> hosts =
                 site.hosts.empty() ? std::vector<std::string>{""} : site.hosts;

@@ -90,6 +90,14 @@ inline encode_config default_php_server_encode() {
     return {{{"zstd", 0}, {"br", 0}, {"gzip", 0}}, 512, {}};
 }
 
+/// A site's certificate for HTTPS (Caddy's `tls CERT KEY`). Spindle never obtains or makes
+/// one by itself; `spindle cert` writes a local one on request.
+struct tls_config {
+    std::string certificate;  ///< PEM file: the certificate, then its intermediates
+    std::string key;          ///< PEM file: its private key
+    source_location origin;   ///< where `tls` was written
+};
+
 /// One site: where it listens, which Host names it answers, and how its requests are served.
 struct site_config {
     std::vector<listen_address> listen{{"", 8080}};
@@ -111,6 +119,11 @@ struct site_config {
     std::vector<respond_rule> responds;
     bool access_log = false;              ///< log every request of this site (Caddy's `log`)
     std::optional<encode_config> encode;  ///< response compression; nullopt: off
+    /// Needed by, and only by, a site with https:// addresses in `listen`.
+    std::optional<tls_config> tls;
+    /// Plain-HTTP addresses where requests for this site's hosts get a 308 to its HTTPS address
+    /// (Caddy's automatic HTTP->HTTPS redirect).
+    std::vector<listen_address> redirect_to_https;
     source_location origin;
 };
 

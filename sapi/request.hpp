@@ -63,6 +63,10 @@ struct request {
     std::uint16_t server_port = 0;
     std::string server_name;  ///< Host header without port, or the listen address
     bool is_https = false;
+    /// With is_https: the negotiated protocol ("TLSv1.3") and cipher suite, as OpenSSL names
+    /// them; views of OpenSSL's static tables, valid for the whole process.
+    std::string_view tls_protocol;
+    std::string_view tls_cipher;
     std::string document_root;         ///< absolute, no trailing slash
     std::size_t env_index = 0;         ///< the site's environment (engine::add_environment)
     std::string script_filename;       ///< absolute path of the script to run

@@ -19,6 +19,8 @@ enum class server_key : std::uint8_t {
     server_protocol,
     request_scheme,
     https,
+    ssl_protocol,
+    ssl_cipher,
     server_name,
     server_addr,
     server_port,

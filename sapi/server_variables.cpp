@@ -163,7 +163,10 @@ void register_server_variables(slot_context& ctx, zval* array,
     out.add(server_key::server_protocol, req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
     out.add(server_key::request_scheme, req.is_https ? "https" : "http");
     if (req.is_https) {
+        // What Apache's mod_ssl and nginx's fastcgi_params give PHP; apps log or check them.
         out.add(server_key::https, "on");
+        out.add(server_key::ssl_protocol, req.tls_protocol);
+        out.add(server_key::ssl_cipher, req.tls_cipher);
     }
     out.add(server_key::server_name, req.server_name);
     out.add(server_key::server_addr, req.server_addr);

@@ -19,6 +19,8 @@ packages=(
   # python3-brotli and python3-zstandard decode compressed responses (tests/integration/test_encode.py);
   # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py)
   python3 python3-pytest python3-yaml python3-brotli python3-zstandard curl wrk procps haproxy
+  # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
+  openssl
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )

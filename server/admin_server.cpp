@@ -180,11 +180,12 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
 };
 
 admin_server::admin_server(net::io_context& ioc, const tcp::endpoint& endpoint,
-                           http_context& context, restart_fn restart_workers)
+                           http_context& context, restart_fn restart_workers, reload_fn reload_tls)
     : ioc_(ioc),
       acceptor_(net::make_strand(ioc)),
       context_(context),
-      restart_workers_(std::move(restart_workers)) {
+      restart_workers_(std::move(restart_workers)),
+      reload_tls_(std::move(reload_tls)) {
     open_acceptor(acceptor_, endpoint, "cannot listen for the admin endpoint on ");
 }
 
@@ -237,7 +238,7 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
     const bool is_get = method == "GET" || method == "HEAD";
     const bool draining = context_.stopping.load(std::memory_order_relaxed);
 
-    if (path == "/workers/restart") {
+    if (path == "/workers/restart" || path == "/tls/reload") {
         if (method != "POST") {
             return method_not_allowed("POST");
         }
@@ -246,6 +247,11 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
         if (!is_literal_host(host) ||
             (!origin.empty() && !beast::iequals(origin, "http://" + std::string(host)))) {
             return text(403, "forbidden: POST from another origin or through a host name\n");
+        }
+        if (path == "/tls/reload") {
+            const std::vector<std::string> errors = reload_tls_();
+            nlohmann::json body = {{"reloaded", errors.empty()}, {"errors", errors}};
+            return {errors.empty() ? 200 : 500, "application/json", body.dump() + "\n", {}};
         }
         const std::optional<std::vector<std::string>> workers = restart_workers_();
         if (!workers) {

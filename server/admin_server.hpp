@@ -37,6 +37,8 @@ struct admin_response {
 ///   GET /healthz           200 "ok" while the process runs
 ///   GET /readyz            200 when every thread booted and the server is not draining; 503
 ///   POST /workers/restart  restart every worker script, as SIGUSR1 does; 202
+///   POST /tls/reload       read every HTTPS certificate again, as SIGHUP does; 200, or 500
+///                          naming the files that failed (their old certificates stay)
 ///
 /// Unknown paths get 404, other methods 405. HEAD is answered wherever GET is.
 /// Constructed, run and stopped by the control thread; sessions run on the I/O threads.
@@ -45,11 +47,14 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     /// Restarts every worker script the way SIGUSR1 does and returns the workers' names;
     /// nullopt while the server is draining (nothing is restarted then). Any thread.
     using restart_fn = std::function<std::optional<std::vector<std::string>>()>;
+    /// Reloads every HTTPS certificate; returns one message per failure (empty: all
+    /// reloaded). Any thread.
+    using reload_fn = std::function<std::vector<std::string>()>;
 
     /// Binds and listens at once, so a port in use fails start-up; throws std::system_error
     /// naming the address.
     admin_server(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
-                 http_context& context, restart_fn restart_workers);
+                 http_context& context, restart_fn restart_workers, reload_fn reload_tls);
 
     /// The bound address (port 0 resolved).
     boost::asio::ip::tcp::endpoint local_endpoint() const;
@@ -75,6 +80,7 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     boost::asio::ip::tcp::acceptor acceptor_;
     http_context& context_;
     const restart_fn restart_workers_;
+    const reload_fn reload_tls_;
     std::atomic<std::size_t> sessions_{0};  ///< open admin connections
 };
 

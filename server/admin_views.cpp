@@ -157,6 +157,10 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
              http.rejections[static_cast<std::size_t>(rejection::queue_full)]);
     w.sample("spindle_queue_rejections_total", {{"reason", "timeout"}},
              http.rejections[static_cast<std::size_t>(rejection::timeout)]);
+    w.family("spindle_tls_handshakes_total", metric_type::counter,
+             "TLS handshakes on HTTPS addresses, completed or failed (failures are not logged)");
+    w.sample("spindle_tls_handshakes_total", {{"result", "completed"}}, http.tls_handshakes[0]);
+    w.sample("spindle_tls_handshakes_total", {{"result", "failed"}}, http.tls_handshakes[1]);
 
     // The process, as every Prometheus client library exports it.
     if (process.cpu_seconds) {

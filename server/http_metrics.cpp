@@ -24,6 +24,10 @@ void http_metrics::record_rejection(rejection why) noexcept {
     local().rejections[static_cast<std::size_t>(why)].fetch_add(1, std::memory_order_relaxed);
 }
 
+void http_metrics::record_tls_handshake(bool completed) noexcept {
+    local().tls_handshakes[completed ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
+}
+
 http_metrics::snapshot http_metrics::read() const noexcept {
     snapshot out;
     for (const shard& s : shards_) {
@@ -32,6 +36,9 @@ http_metrics::snapshot http_metrics::read() const noexcept {
         }
         for (std::size_t i = 0; i < out.rejections.size(); ++i) {
             out.rejections[i] += s.rejections[i].load(std::memory_order_relaxed);
+        }
+        for (std::size_t i = 0; i < out.tls_handshakes.size(); ++i) {
+            out.tls_handshakes[i] += s.tls_handshakes[i].load(std::memory_order_relaxed);
         }
         out.durations += s.durations.read();
     }

@@ -25,7 +25,8 @@ class http_metrics {
     struct snapshot {
         std::array<std::uint64_t, 5> responses_by_class{};  ///< [0] = 1xx ... [4] = 5xx
         worker::histogram_counts durations;
-        std::array<std::uint64_t, 2> rejections{};  ///< indexed by rejection
+        std::array<std::uint64_t, 2> rejections{};      ///< indexed by rejection
+        std::array<std::uint64_t, 2> tls_handshakes{};  ///< [0] completed, [1] failed
     };
 
     /// A response was completely written: its final status and how long since the request's
@@ -34,6 +35,10 @@ class http_metrics {
 
     /// A PHP request got 503 without running (I/O thread).
     void record_rejection(rejection why) noexcept;
+
+    /// A TLS handshake completed or failed (I/O thread). Failures are counted rather than
+    /// logged: scanners and broken clients cause them all day.
+    void record_tls_handshake(bool completed) noexcept;
 
     /// The totals now (any thread).
     snapshot read() const noexcept;
@@ -44,6 +49,7 @@ class http_metrics {
     struct alignas(64) shard {
         std::array<std::atomic<std::uint64_t>, 5> responses_by_class{};
         std::array<std::atomic<std::uint64_t>, 2> rejections{};
+        std::array<std::atomic<std::uint64_t>, 2> tls_handshakes{};
         worker::duration_histogram durations;
     };
 

@@ -11,6 +11,7 @@
 #include "config/json_config.hpp"
 #include "server/admin_server.hpp"
 #include "server/listener.hpp"
+#include "server/tls_certificates.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -51,38 +52,82 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
       control_(net::make_strand(ioc_)),
       signals_(control_, SIGINT, SIGTERM),
       restart_signals_(control_, SIGUSR1),
+      reload_signals_(control_, SIGHUP),
       drain_timer_(control_),
       restart_grace_timer_(control_) {
+    // An HTTPS site's redirect_to_https addresses answer its hosts through an extra entry
+    // that only redirects; added before any pointer into context_.sites is taken.
+    std::vector<std::size_t> redirect_entry(config.sites.size(), 0);
+    for (std::size_t i = 0; i < config.sites.size(); ++i) {
+        if (!config.sites[i].redirect_to_https.empty()) {
+            site_context redirect;
+            redirect.name = context_.sites[i].name + " (redirect to https)";
+            redirect.hosts = config.sites[i].hosts;
+            redirect_entry[i] = context_.sites.size();
+            context_.sites.push_back(std::move(redirect));
+        }
+    }
     // One listener per distinct address; the sites that list it share it and are told apart
     // by their host names.
     std::vector<config::listen_address> addresses;
     for (const config::site_config& site : config.sites) {
-        for (const config::listen_address& address : site.listen) {
-            if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
-                addresses.push_back(address);
+        for (const auto* list : {&site.listen, &site.redirect_to_https}) {
+            for (const config::listen_address& address : *list) {
+                if (std::find(addresses.begin(), addresses.end(), address) == addresses.end()) {
+                    addresses.push_back(address);
+                }
             }
         }
     }
+    const auto lists = [](const std::vector<config::listen_address>& list,
+                          const config::listen_address& address) {
+        return std::find(list.begin(), list.end(), address) != list.end();
+    };
     for (const config::listen_address& address : addresses) {
         std::vector<const site_context*> listening;
+        std::vector<tls_site_certificate> certificates;
         for (std::size_t i = 0; i < config.sites.size(); ++i) {
-            const auto& listen = config.sites[i].listen;
-            if (std::find(listen.begin(), listen.end(), address) != listen.end()) {
+            const config::site_config& site = config.sites[i];
+            if (lists(site.listen, address)) {
                 listening.push_back(&context_.sites[i]);
+                if (address.tls) {
+                    certificates.push_back({site.hosts, *site.tls});
+                }
+            }
+            if (lists(site.redirect_to_https, address)) {
+                listening.push_back(&context_.sites[redirect_entry[i]]);
             }
         }
         try {
-            listeners_.push_back(std::make_shared<listener>(ioc_, resolve_endpoint(address),
-                                                            context_, std::move(listening)));
+            // Certificates load here, so a bad file fails start-up at its `tls` setting.
+            auto tls = address.tls
+                           ? std::make_shared<tls_certificate_store>(std::move(certificates))
+                           : nullptr;
+            listeners_.push_back(std::make_shared<listener>(
+                ioc_, resolve_endpoint(address), context_, std::move(listening), std::move(tls)));
         } catch (const std::system_error& e) {
             // Name the site that asked for the address, and where it was written.
             for (const config::site_config& site : config.sites) {
-                if (std::find(site.listen.begin(), site.listen.end(), address) !=
-                    site.listen.end()) {
+                if (lists(site.listen, address) || lists(site.redirect_to_https, address)) {
                     throw config::located_error(site.origin, e.what());
                 }
             }
             throw;
+        }
+    }
+    // A redirect goes to the port the site's first HTTPS address was bound to (port 0 is
+    // only known now).
+    for (std::size_t i = 0; i < config.sites.size(); ++i) {
+        const config::site_config& site = config.sites[i];
+        if (site.redirect_to_https.empty()) {
+            continue;
+        }
+        for (std::size_t a = 0; a < addresses.size(); ++a) {
+            if (addresses[a].tls && lists(site.listen, addresses[a])) {
+                context_.sites[redirect_entry[i]].redirect_https_port =
+                    listeners_[a]->local_endpoint().port();
+                break;
+            }
         }
     }
     if (config.admin) {
@@ -99,7 +144,8 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
                         names.push_back(context_.pool.group_name(group));
                     }
                     return names;
-                });
+                },
+                [this] { return reload_tls("POST /tls/reload"); });
         } catch (const std::system_error& e) {
             throw config::located_error(config.admin_origin, std::string(e.what()) +
                                                                  " (set admin to another "
@@ -136,6 +182,9 @@ void http_server::start() {
         restart_signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
             on_restart_signal(ec, signal);
         });
+        reload_signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
+            on_reload_signal(ec, signal);
+        });
     });
 
     std::size_t io_threads = config_.io_threads;
@@ -160,7 +209,8 @@ void http_server::serve() {
             std::string host = endpoint.address().is_v6()
                                    ? "[" + endpoint.address().to_string() + "]"
                                    : endpoint.address().to_string();
-            spdlog::get("server")->info("listening on http://{}:{}", host, endpoint.port());
+            spdlog::get("server")->info("listening on {}://{}:{}", l->tls() ? "https" : "http",
+                                        host, endpoint.port());
             l->run();
         }
     });
@@ -182,6 +232,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
     draining_ = true;
     context_.stopping.store(true);
     restart_signals_.cancel();
+    reload_signals_.cancel();
     restart_grace_timer_.cancel();
     if (!serving_) {
         // Still booting PHP threads: give up the start; main stops the rest.
@@ -207,6 +258,36 @@ void http_server::on_restart_signal(const boost::system::error_code& ec, int sig
     restart_workers("signal " + std::to_string(signal));
     restart_signals_.async_wait(
         [this](const boost::system::error_code& e, int s) { on_restart_signal(e, s); });
+}
+
+void http_server::on_reload_signal(const boost::system::error_code& ec, int signal) {
+    if (ec) {
+        return;
+    }
+    reload_tls("signal " + std::to_string(signal));
+    reload_signals_.async_wait(
+        [this](const boost::system::error_code& e, int s) { on_reload_signal(e, s); });
+}
+
+std::vector<std::string> http_server::reload_tls(const std::string& why) {
+    std::vector<std::string> errors;
+    std::size_t reloaded = 0;
+    for (const auto& l : listeners_) {
+        if (!l->tls()) {
+            continue;
+        }
+        if (std::optional<std::string> error = l->tls()->reload()) {
+            spdlog::get("server")->error(
+                "{}: {}; port {} keeps its previous certificates until the files are fixed", why,
+                *error, l->local_endpoint().port());
+            errors.push_back(std::move(*error));
+        } else {
+            ++reloaded;
+        }
+    }
+    spdlog::get("server")->info("{}: reloaded the certificates of {} HTTPS address(es)", why,
+                                reloaded);
+    return errors;
 }
 
 void http_server::restart_workers(const std::string& why) {

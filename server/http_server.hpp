@@ -33,7 +33,8 @@ class listener;
 ///   pool.start();             // PHP threads boot; false if a signal stopped the start
 ///   server.serve();           // the sites accept connections until SIGTERM, then drain
 ///
-/// Signal handling, the drain and worker restarts run on one strand (control_).
+/// Signal handling, the drain, worker restarts and SIGHUP certificate reloads run on one
+/// strand (control_).
 class http_server {
   public:
     /// Binds every listen address of every site, then the admin address, before anything is
@@ -58,6 +59,10 @@ class http_server {
   private:
     void on_signal(const boost::system::error_code& ec, int signal);
     void on_restart_signal(const boost::system::error_code& ec, int signal);
+    void on_reload_signal(const boost::system::error_code& ec, int signal);
+    /// Reads every HTTPS listener's certificates again (SIGHUP, POST /tls/reload); a listener
+    /// whose files fail keeps its old ones. Returns the failures. Any thread.
+    std::vector<std::string> reload_tls(const std::string& why);
     /// Restarts every worker script (SIGUSR1, POST /workers/restart); control_ strand.
     void restart_workers(const std::string& why);
     void check_drained();
@@ -73,6 +78,7 @@ class http_server {
     std::shared_ptr<admin_server> admin_;
     boost::asio::signal_set signals_;
     boost::asio::signal_set restart_signals_;  ///< SIGUSR1: restart every worker script
+    boost::asio::signal_set reload_signals_;   ///< SIGHUP: reload the HTTPS certificates
     boost::asio::steady_timer drain_timer_;
     boost::asio::steady_timer restart_grace_timer_;  ///< interrupts workers stuck in a restart
     std::chrono::steady_clock::time_point drain_deadline_;

@@ -8,7 +8,9 @@
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
@@ -29,6 +31,7 @@
 #include "server/site_selector.hpp"
 #include "server/static_file.hpp"
 #include "server/status_text.hpp"
+#include "server/tls_certificates.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -43,6 +46,8 @@ namespace {
 constexpr std::size_t read_buffer_slack = 16 * 1024;
 // Header fields in one request; more -> 431 (browsers send about 20).
 constexpr std::size_t max_header_fields = 256;
+// A static file over TLS goes in writes of this size (four full TLS records).
+constexpr std::size_t tls_file_chunk = 64 * 1024;
 
 std::shared_ptr<spdlog::logger> log() {
     return spdlog::get("server");
@@ -62,9 +67,11 @@ double now_seconds() {
 }  // namespace
 
 http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
-                           const std::vector<const site_context*>& sites)
+                           const std::vector<const site_context*>& sites,
+                           std::shared_ptr<const tls_certificates> tls)
     : stream_(std::move(socket)),
       context_(context),
+      tls_(std::move(tls)),
       sites_(sites),
       buffer_(context.config.limits.max_header_size + read_buffer_slack),
       queue_timer_(stream_.get_executor()) {
@@ -94,7 +101,65 @@ http_session::~http_session() {
 }
 
 void http_session::start() {
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->do_wait_request(); });
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+        if (self->tls_) {
+            self->do_detect_tls();
+        } else {
+            self->do_wait_request();
+        }
+    });
+}
+
+// --- TLS ---------------------------------------------------------------------------------
+
+void http_session::do_detect_tls() {
+    // One deadline from accept to the end of the handshake, as for a header block: a client
+    // that connects and stalls (or drips its ClientHello) holds nothing for long.
+    stream_.expires_after(context_.config.limits.read_header_timeout);
+    beast::async_detect_ssl(
+        stream_.tcp(), buffer_,
+        beast::bind_front_handler(&http_session::on_detect_tls, shared_from_this()));
+}
+
+void http_session::on_detect_tls(beast::error_code ec, bool is_tls) {
+    if (ec) {
+        do_close();
+        return;
+    }
+    // A first byte of 0x16 opens a TLS handshake record whatever follows: OpenSSL judges (and
+    // the metrics count) a malformed ClientHello, rather than the HTTP parser.
+    is_tls = is_tls || (buffer_.size() > 0 &&
+                        *static_cast<const unsigned char*>(buffer_.data().data()) == 0x16);
+    if (!is_tls) {
+        // Plain HTTP on the HTTPS port: read the request to answer it with a redirect to
+        // https:// rather than a handshake error the user cannot read.
+        plain_on_tls_port_ = true;
+        do_wait_request();
+        return;
+    }
+    stream_.start_tls(tls_->default_context());
+    // The bytes detect_ssl read are the start of the ClientHello: the handshake takes them.
+    stream_.tls().async_handshake(
+        net::ssl::stream_base::server, buffer_.data(),
+        beast::bind_front_handler(&http_session::on_handshake, shared_from_this()));
+}
+
+void http_session::on_handshake(beast::error_code ec, std::size_t used) {
+    if (ec) {
+        // Scanners, old clients and clients that distrust the certificate fail here all day;
+        // a log line each at a level that is on by default would be a flood anyone can cause.
+        context_.metrics.record_tls_handshake(false);
+        log()->debug("TLS handshake with {}:{} failed: {}", remote_addr_, remote_port_,
+                     ec.message());
+        do_close();
+        return;
+    }
+    context_.metrics.record_tls_handshake(true);
+    buffer_.consume(used);
+    SSL* ssl = stream_.tls().native_handle();
+    tls_protocol_ = SSL_get_version(ssl);
+    tls_cipher_ = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl));
+    do_wait_request();
 }
 
 // --- reading -----------------------------------------------------------------------------
@@ -145,7 +210,8 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
     response_status_ = 0;
     response_bytes_ = 0;
     if (ec == http::error::end_of_stream || ec == net::error::eof || ec == beast::error::timeout ||
-        ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+        ec == net::error::connection_reset || ec == net::error::operation_aborted ||
+        ec == net::ssl::error::stream_truncated) {
         do_close();
         return;
     }
@@ -287,7 +353,8 @@ void http_session::on_read_body(beast::error_code ec, std::size_t) {
     }
     if (ec == beast::error::timeout || ec == http::error::end_of_stream ||
         ec == http::error::partial_message || ec == net::error::eof ||
-        ec == net::error::connection_reset || ec == net::error::operation_aborted) {
+        ec == net::error::connection_reset || ec == net::error::operation_aborted ||
+        ec == net::ssl::error::stream_truncated) {
         do_close();
         return;
     }
@@ -316,9 +383,23 @@ void http_session::on_read_body(beast::error_code ec, std::size_t) {
 void http_session::handle_request() {
     in_response_ = true;
     context_.active_responses.fetch_add(1, std::memory_order_relaxed);
-    site_ = select_site(sites_, host_without_port(parser_->get()[http::field::host]));
+    const std::string_view host = parser_->get()[http::field::host];
+    if (plain_on_tls_port_) {
+        // The connection cannot turn into TLS: answer, then close.
+        if (host.empty()) {
+            respond(400, "this port speaks HTTPS; use https://", false);
+        } else {
+            redirect_to_https(local_port_, false);
+        }
+        return;
+    }
+    site_ = select_site(sites_, host_without_port(host));
     if (site_ == nullptr) {
         respond(404, "no site is configured for this host", keep_alive_);
+        return;
+    }
+    if (site_->redirect_https_port != 0) {
+        redirect_to_https(site_->redirect_https_port, keep_alive_);
         return;
     }
     if (!site_->responds.empty() || site_->has_match) {
@@ -358,6 +439,22 @@ void http_session::handle_request() {
         case route_kind::static_file: serve_static(r); return;
         case route_kind::php: dispatch_php(r); return;
     }
+}
+
+void http_session::redirect_to_https(std::uint16_t port, bool keep_alive) {
+    // The Host the client sent (already checked by validate_header), its port replaced.
+    std::string location = "Location: https://";
+    location.append(host_without_port(parser_->get()[http::field::host]));
+    if (port != 443) {
+        location.push_back(':');
+        append_number(location, port);
+    }
+    location.append(target_path_);
+    if (!target_query_.empty()) {
+        location.append("?").append(target_query_);
+    }
+    location.append("\r\n");
+    respond(308, "", keep_alive, location);
 }
 
 void http_session::respond_fixed(const config::respond_rule& rule) {
@@ -505,6 +602,10 @@ void http_session::serve_static(const route& r) {
 }
 
 void http_session::pump_file() {
+    if (stream_.is_tls()) {
+        pump_file_tls();
+        return;
+    }
     // sendfile(2) straight from the page cache: no copy through user space and one system
     // call per socket-buffer's worth instead of a read and a write per chunk.
     beast::error_code ec;
@@ -567,6 +668,48 @@ void http_session::pump_file() {
     finish_response(keep_alive_);
 }
 
+void http_session::pump_file_tls() {
+    if (file_remaining_ == 0) {
+        ::close(file_fd_);
+        file_fd_ = -1;
+        finish_response(keep_alive_);
+        return;
+    }
+    file_chunk_.resize(tls_file_chunk);
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(file_remaining_, tls_file_chunk));
+    ssize_t n = 0;
+    do {
+        n = ::pread(file_fd_, file_chunk_.data(), want, static_cast<off_t>(file_offset_));
+    } while (n < 0 && errno == EINTR);
+    if (n <= 0) {
+        // The promised length cannot be kept: the file shrank, or reading it failed.
+        log()->warn(
+            "[req {}] static file shrank or became unreadable after the head was sent; "
+            "closing",
+            request_id_);
+        ::close(file_fd_);
+        file_fd_ = -1;
+        do_close();
+        return;
+    }
+    file_offset_ += static_cast<std::uint64_t>(n);
+    file_remaining_ -= static_cast<std::uint64_t>(n);
+    stream_.expires_after(context_.config.limits.write_timeout);
+    net::async_write(stream_, net::buffer(file_chunk_.data(), static_cast<std::size_t>(n)),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+                         self->response_bytes_ += bytes;
+                         if (ec) {
+                             self->log_access("aborted");
+                             ::close(self->file_fd_);
+                             self->file_fd_ = -1;
+                             self->do_close();
+                             return;
+                         }
+                         self->pump_file_tls();
+                     });
+}
+
 void http_session::dispatch_php(const route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
@@ -588,6 +731,9 @@ void http_session::dispatch_php(const route& r) {
     out.remote_port = remote_port_;
     out.server_addr = local_addr_;
     out.server_port = local_port_;
+    out.is_https = stream_.is_tls();
+    out.tls_protocol = tls_protocol_;
+    out.tls_cipher = tls_cipher_;
     auto host = req[http::field::host];
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
     out.document_root = site_->router.root;
@@ -818,6 +964,15 @@ void http_session::finish_response(bool keep_alive) {
 }
 
 void http_session::do_linger() {
+    if (stream_.is_tls()) {
+        // close_notify tells the client the response is complete (not truncated); the
+        // shutdown then waits, within the deadline, for the client's own close_notify or EOF,
+        // reading and dropping what it still sends meanwhile.
+        stream_.expires_after(std::chrono::seconds(2));
+        stream_.tls().async_shutdown(
+            [self = shared_from_this()](beast::error_code) { self->do_close(); });
+        return;
+    }
     // Half-close, then drain what the client still sends for a moment, so an unread request
     // body does not make the kernel reset the connection before the client reads our answer.
     beast::error_code ec;

@@ -12,22 +12,24 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 
 #include "server/http_context.hpp"
 #include "server/router.hpp"
+#include "server/session_stream.hpp"
 
 namespace spindle::server {
 
 class body_store;
 class php_exchange;
+class tls_certificates;
 
 /// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
 /// strand (the executor of stream_); PHP threads reach it only through deliver(), posted there.
 ///
 /// The protocol as a state machine:
+///   [TLS listener: detect_tls -> handshake, or a plain request answered 308/400 and closed]
 ///   wait_request (keep-alive idle) -> read_header -> [100 Continue] -> read_body
 ///   -> respond: error | redirect | static file (written here) | PHP (dispatched to a slot,
 ///      output delivered back in order) -> next request, or close.
@@ -36,8 +38,10 @@ class php_exchange;
 class http_session : public std::enable_shared_from_this<http_session> {
   public:
     /// `sites` are those listening where the connection arrived; the listener owns them.
+    /// `tls`: the listener's certificates when it speaks HTTPS, else null.
     http_session(boost::asio::ip::tcp::socket&& socket, http_context& context,
-                 const std::vector<const site_context*>& sites);
+                 const std::vector<const site_context*>& sites,
+                 std::shared_ptr<const tls_certificates> tls);
     ~http_session();
 
     /// Starts reading the first request.
@@ -60,6 +64,9 @@ class http_session : public std::enable_shared_from_this<http_session> {
         bool keep_alive = false;    ///< with last: continue with the next request
     };
 
+    void do_detect_tls();
+    void on_detect_tls(boost::beast::error_code ec, bool is_tls);
+    void on_handshake(boost::beast::error_code ec, std::size_t used);
     void do_wait_request();
     void on_wait_request(boost::beast::error_code ec, std::size_t bytes);
     void do_read_header();
@@ -74,6 +81,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void serve_static(const route& r);
     /// A `respond` rule's fixed answer.
     void respond_fixed(const config::respond_rule& rule);
+    /// 308 to the same host and target over https, on `port` (443 is left out).
+    void redirect_to_https(std::uint16_t port, bool keep_alive);
     void dispatch_php(const route& r);
     void on_queue_timeout(boost::beast::error_code ec);
     void watch_for_disconnect();
@@ -86,6 +95,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void do_write();
     void on_write(boost::beast::error_code ec, std::size_t bytes);
     void pump_file();
+    /// pump_file over TLS: sendfile cannot encrypt, so read a chunk and write it through TLS.
+    void pump_file_tls();
     void finish_response(bool keep_alive);
     /// One access-log line for the current request, when its site has `log` on.
     void log_access(std::string_view outcome);
@@ -93,8 +104,13 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void do_linger();
     void do_linger_read();
 
-    boost::beast::tcp_stream stream_;
+    session_stream stream_;
     http_context& context_;
+    /// Kept for the connection's life: its SSL contexts and SNI callback live in it.
+    const std::shared_ptr<const tls_certificates> tls_;
+    bool plain_on_tls_port_ = false;  ///< a plain HTTP request arrived on a TLS listener
+    std::string_view tls_protocol_;   ///< after the handshake: OpenSSL's static names
+    std::string_view tls_cipher_;
     const std::vector<const site_context*>& sites_;
     const site_context* site_ = nullptr;  ///< the site answering the current request
     boost::beast::flat_buffer buffer_;
@@ -129,6 +145,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
     int file_fd_ = -1;
     std::uint64_t file_offset_ = 0;
     std::uint64_t file_remaining_ = 0;
+    std::vector<char> file_chunk_;  ///< TLS only: the chunk being written
 
     // Writing.
     std::deque<outgoing> out_;

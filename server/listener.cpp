@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server/http_session.hpp"
+#include "server/tls_certificates.hpp"
 
 namespace spindle::server {
 
@@ -34,12 +35,14 @@ void open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint,
 }
 
 listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_context& context,
-                   std::vector<const site_context*> sites)
+                   std::vector<const site_context*> sites,
+                   std::shared_ptr<tls_certificate_store> tls)
     : ioc_(ioc),
       acceptor_(net::make_strand(ioc)),
       pause_timer_(acceptor_.get_executor()),
       context_(context),
-      sites_(std::move(sites)) {
+      sites_(std::move(sites)),
+      tls_(std::move(tls)) {
     open_acceptor(acceptor_, endpoint, "cannot listen on ");
 }
 
@@ -95,7 +98,10 @@ void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
         });
         return;
     }
-    std::make_shared<http_session>(std::move(socket), context_, sites_)->start();
+    // A TLS connection keeps the certificates current now, whatever a reload does later.
+    std::make_shared<http_session>(std::move(socket), context_, sites_,
+                                   tls_ ? tls_->current() : nullptr)
+        ->start();
     do_accept();
 }
 

@@ -13,6 +13,8 @@
 
 namespace spindle::server {
 
+class tls_certificate_store;
+
 /// Opens `acceptor` on `endpoint` (SO_REUSEADDR, bind, listen). Throws std::system_error whose
 /// text is `what` followed by the address, so start-up fails before anything is served.
 void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor,
@@ -24,9 +26,14 @@ void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor,
 class listener : public std::enable_shared_from_this<listener> {
   public:
     /// Binds and listens at once, so a port in use fails start-up before anything is served.
-    /// Throws std::system_error naming the address. `sites` are the sites listening here.
+    /// Throws std::system_error naming the address. `sites` are the sites listening here;
+    /// `tls` their certificates when the address speaks HTTPS, else null.
     listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
-             http_context& context, std::vector<const site_context*> sites);
+             http_context& context, std::vector<const site_context*> sites,
+             std::shared_ptr<tls_certificate_store> tls);
+
+    /// Speaks HTTPS: its certificates, for reloading; else null.
+    const std::shared_ptr<tls_certificate_store>& tls() const noexcept { return tls_; }
 
     /// The bound address (port 0 resolved).
     boost::asio::ip::tcp::endpoint local_endpoint() const;
@@ -47,6 +54,7 @@ class listener : public std::enable_shared_from_this<listener> {
     http_context& context_;
     /// Outlives every session it starts: the server destroys listeners after the I/O threads.
     const std::vector<const site_context*> sites_;
+    const std::shared_ptr<tls_certificate_store> tls_;
 };
 
 }  // namespace spindle::server

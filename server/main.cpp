@@ -21,6 +21,7 @@
 #include "sapi/engine.hpp"
 #include "sapi/structured_log.hpp"
 #include "server/http_server.hpp"
+#include "server/local_certificate.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
 #include "worker/worker_runtime.hpp"
@@ -208,12 +209,33 @@ int main(int argc, char** argv) {
                           << (config.sites.size() == 1 ? " site\n" : " sites\n");
                 return 0;
             }
+            case config::command_kind::cert: {
+                const server::local_certificate_files files =
+                    server::write_local_certificate(command.cert_dir, command.cert_hosts);
+                std::string hosts;
+                for (const std::string& host : command.cert_hosts) {
+                    hosts += (hosts.empty() ? "" : ", ") + host;
+                }
+                std::cout << "wrote a local certificate for " << hosts << " (valid 398 days):\n"
+                          << "  " << files.certificate << "  certificate\n"
+                          << "  " << files.key << "  private key (mode 0600)\n"
+                          << "  " << files.ca_certificate
+                          << "  the CA that signed it; its key was not kept\n"
+                          << "serve it:  spindle php-server --tls-cert " << files.certificate
+                          << " --tls-key " << files.key << "\n"
+                          << "trust it:  curl --cacert " << files.ca_certificate
+                          << ", or add it to your browser's or system's trust store\n";
+                return 0;
+            }
             case config::command_kind::run: command.config = load(command, true); break;
             case config::command_kind::php_server: break;
         }
     } catch (const config::config_error& e) {
         std::fprintf(stderr, "spindle: %s\n", e.what());
         return 2;
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "spindle: %s\n", e.what());
+        return 1;
     }
     setup_logging(command.config.log_level, command.config.log_format);
     try {

@@ -4,9 +4,6 @@
 
 namespace spindle::server {
 
-namespace {
-
-// "*.example.com" answers "a.example.com", not "example.com" nor "a.b.example.com" (Caddy).
 bool wildcard_matches(std::string_view pattern, std::string_view host) noexcept {
     if (!pattern.starts_with("*.")) {
         return false;
@@ -16,16 +13,16 @@ bool wildcard_matches(std::string_view pattern, std::string_view host) noexcept 
            boost::beast::iequals(host.substr(dot), pattern.substr(1));
 }
 
-}  // namespace
+namespace {
 
-const site_context* select_site(const std::vector<const site_context*>& sites,
-                                std::string_view host) noexcept {
-    if (sites.size() == 1 && sites.front()->hosts.empty()) {
-        return sites.front();
-    }
+const site_context* select_among(const std::vector<const site_context*>& sites,
+                                 std::string_view host, bool redirects) noexcept {
     const site_context* wildcard = nullptr;
     const site_context* any_host = nullptr;
     for (const site_context* site : sites) {
+        if ((site->redirect_https_port != 0) != redirects) {
+            continue;
+        }
         if (site->hosts.empty()) {
             any_host = any_host != nullptr ? any_host : site;
         }
@@ -39,6 +36,19 @@ const site_context* select_site(const std::vector<const site_context*>& sites,
         }
     }
     return wildcard != nullptr ? wildcard : any_host;
+}
+
+}  // namespace
+
+const site_context* select_site(const std::vector<const site_context*>& sites,
+                                std::string_view host) noexcept {
+    if (sites.size() == 1 && sites.front()->hosts.empty()) {
+        return sites.front();
+    }
+    if (const site_context* site = select_among(sites, host, false)) {
+        return site;
+    }
+    return select_among(sites, host, true);
 }
 
 }  // namespace spindle::server

@@ -44,7 +44,7 @@ DEFAULT_THREADS = "4"
 # What marks a fixture file as runnable in both modes (see tests/fixtures/_executor.php).
 EXECUTOR = "_executor.php"
 
-LISTENING = re.compile(r"listening on http://127\.0\.0\.1:(\d+)")
+LISTENING = re.compile(r"listening on https?://127\.0\.0\.1:(\d+)")
 ADMIN_LISTENING = re.compile(r"admin endpoint on http://127\.0\.0\.1:(\d+)")
 # "2026-12-02 11:22:33.123 info  [server] message"
 LOG_LINE = re.compile(

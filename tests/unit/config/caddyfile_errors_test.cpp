@@ -264,12 +264,16 @@ TEST(CaddyfileErrors, BadPortInSiteAddress) {
               "Caddyfile:2: http_port: \"0\" is not a port");
 }
 
-TEST(CaddyfileErrors, HttpsAndOtherSchemesAreRefused) {
+TEST(CaddyfileErrors, HttpsNeedsACertificateAndOtherSchemesAreRefused) {
     EXPECT_EQ(error_of("https://example.test {\n\tphp_server\n}\n"),
-              "Caddyfile:1: site address \"https://example.test\": HTTPS is not supported yet; "
-              "use http:// and terminate TLS in front");
+              "Caddyfile:1: site address \"https://example.test\": Spindle does not obtain "
+              "certificates; add \"tls CERT KEY\" (spindle cert makes a local one)");
+    EXPECT_EQ(error_of("http://a.test, a.test {\n\ttls c.pem k.pem\n\tphp_server\n}\n"),
+              "Caddyfile:1: site address \"http://a.test\": an http:// address cannot share a "
+              "block with tls or https://; give it its own block");
     EXPECT_EQ(error_of("ws://example.test {\n\tphp_server\n}\n"),
-              "Caddyfile:1: site address \"ws://example.test\": unknown scheme (use http://)");
+              "Caddyfile:1: site address \"ws://example.test\": unknown scheme (use http:// or "
+              "https://)");
     EXPECT_EQ(error_of("example.test:8080/app {\n\tphp_server\n}\n"),
               "Caddyfile:1: site address \"example.test:8080/app\": a path in a site address is "
               "not supported");
@@ -343,11 +347,52 @@ TEST(CaddyfileErrors, EncodeValuesAreReadIntoTheModel) {
     EXPECT_FALSE(load(site("\tphp_server\n")).sites.front().encode);
 }
 
-TEST(CaddyfileErrors, TlsIsRefused) {
+TEST(CaddyfileErrors, TlsTakesACertificateAndKey) {
     EXPECT_EQ(error_of(site("\ttls internal\n\tphp_server\n")),
-              "Caddyfile:2: tls: HTTPS is not supported yet; terminate TLS in front of Spindle");
-    EXPECT_EQ(error_of(global("\tauto_https disable_redirects\n")),
-              "Caddyfile:2: auto_https: only \"off\" is supported (there is no HTTPS yet)");
+              "Caddyfile:2: tls internal: Spindle makes no certificate by itself; run \"spindle "
+              "cert DIR\" once and use tls DIR/cert.pem DIR/key.pem");
+    EXPECT_EQ(error_of(site("\ttls ops@example.test\n\tphp_server\n")),
+              "Caddyfile:2: tls ops@example.test: Spindle does not obtain certificates (no "
+              "ACME); give tls CERT KEY");
+    EXPECT_EQ(error_of(site("\ttls a b c\n\tphp_server\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'c'");
+    EXPECT_EQ(error_of(site("\ttls c.pem k.pem {\n\t\tprotocols tls1.3\n\t}\n\tphp_server\n")),
+              "Caddyfile:3: tls: unknown option \"protocols\"");
+    EXPECT_EQ(error_of(global("\tauto_https on\n")),
+              "Caddyfile:2: auto_https: \"on\" is not supported (use off, disable_redirects or "
+              "disable_certs)");
+    EXPECT_EQ(error_of(global("\thttps_port 70000\n")),
+              "Caddyfile:2: https_port: \"70000\" is not a port");
+}
+
+TEST(CaddyfileAdapter, TlsSiteListensOnHttpsPortAndRedirectsFromHttpPort) {
+    const server_config c = load(
+        "{\n\thttp_port 8080\n\thttps_port 8443\n}\n"
+        "a.test, b.test {\n\ttls c.pem k.pem\n\tphp_server\n}\n");
+    ASSERT_EQ(c.sites.size(), 1u);
+    const site_config& s = c.sites.front();
+    EXPECT_EQ(s.listen, (std::vector<listen_address>{{"", 8443, true}}));
+    EXPECT_EQ(s.hosts, (std::vector<std::string>{"a.test", "b.test"}));
+    ASSERT_TRUE(s.tls.has_value());
+    EXPECT_EQ(s.tls->certificate, "c.pem");
+    EXPECT_EQ(s.tls->key, "k.pem");
+    EXPECT_EQ(s.tls->origin.line, 6u);
+    EXPECT_EQ(s.redirect_to_https, (std::vector<listen_address>{{"", 8080, false}}));
+}
+
+TEST(CaddyfileAdapter, ExplicitPortsAndDisabledRedirects) {
+    const server_config c = load(
+        "{\n\tauto_https disable_redirects\n}\n"
+        "https://a.test:9443 {\n\tbind 127.0.0.1\n\ttls c k\n"
+        "\tphp_server\n}\n");
+    EXPECT_EQ(c.sites.front().listen, (std::vector<listen_address>{{"127.0.0.1", 9443, true}}));
+    EXPECT_TRUE(c.sites.front().redirect_to_https.empty());
+}
+
+TEST(CaddyfileAdapter, NoRedirectForASiteAnsweringAnyHost) {
+    const server_config c = load(":8443 {\n\ttls c k\n\tphp_server\n}\n");
+    EXPECT_EQ(c.sites.front().listen, (std::vector<listen_address>{{"", 8443, true}}));
+    EXPECT_TRUE(c.sites.front().redirect_to_https.empty());
 }
 
 TEST(CaddyfileErrors, AdminTakesAnAddressOrOff) {

@@ -515,5 +515,40 @@ TEST(ParseCommandLine, ConfigFileCommandsRefuseOtherFlags) {
     EXPECT_EQ(error_of({"validate", "--config"}), "flag --config needs a value (FILE)");
 }
 
+TEST(ParseCommandLine, TlsFlagsMakeEveryAddressHttps) {
+    const server_config c = php_server({"--listen", "127.0.0.1:8443", "--listen", ":9443",
+                                        "--tls-cert", "c.pem", "--tls-key", "k.pem"});
+    const site_config& s = c.sites.front();
+    EXPECT_EQ(s.listen, (std::vector<listen_address>{{"127.0.0.1", 8443, true}, {"", 9443, true}}));
+    ASSERT_TRUE(s.tls.has_value());
+    EXPECT_EQ(s.tls->certificate, "c.pem");
+    EXPECT_EQ(s.tls->key, "k.pem");
+    EXPECT_FALSE(php_server({}).sites.front().tls.has_value());
+}
+
+TEST(ParseCommandLine, TlsFlagsGoTogether) {
+    EXPECT_EQ(error_of({"php-server", "--tls-cert", "c.pem"}), "--tls-cert needs --tls-key");
+    EXPECT_EQ(error_of({"php-server", "--tls-key", "k.pem"}), "--tls-key needs --tls-cert");
+    EXPECT_EQ(error_of({"php-server", "--listen", "https://:443"}),
+              "--listen https://:443 needs --tls-cert and --tls-key (spindle cert makes a local "
+              "pair)");
+    EXPECT_EQ(error_of({"php-server", "--admin", "https://127.0.0.1:2019"}),
+              "flag --admin: the admin endpoint speaks plain HTTP only");
+}
+
+TEST(ParseCommandLine, CertTakesADirectoryAndHosts) {
+    const command_line defaults = parse({"cert"});
+    EXPECT_EQ(defaults.kind, command_kind::cert);
+    EXPECT_EQ(defaults.cert_dir, "spindle-certs");
+    EXPECT_EQ(defaults.cert_hosts, (std::vector<std::string>{"localhost", "127.0.0.1", "::1"}));
+    const command_line given =
+        parse({"cert", "-d", "/tmp/c", "--host", "app.test", "--host", "10.0.0.1"});
+    EXPECT_EQ(given.cert_dir, "/tmp/c");
+    EXPECT_EQ(given.cert_hosts, (std::vector<std::string>{"app.test", "10.0.0.1"}));
+    EXPECT_EQ(error_of({"cert", "--host", "a b"}),
+              "flag --host: \"a b\" is not a host name or IP address");
+    EXPECT_EQ(to_string(command_kind::cert), "cert");
+}
+
 }  // namespace
 }  // namespace spindle::config

@@ -372,6 +372,44 @@ TEST(JsonConfigErrors, BadSizes) {
               "c.json: /http/max_header_size: size must be above 0");
 }
 
+TEST(JsonConfig, TlsSite) {
+    const server_config c = config_from_json(
+        read_json_file(with_site(R"("listen": ["https://:8443"], "hosts": ["a.test"],
+            "tls": {"certificate": "c.pem", "key": "k.pem"},
+            "redirect_to_https": [":8080", "http://:8080"])"),
+                       "c.json"),
+        "c.json");
+    const site_config& s = c.sites.front();
+    EXPECT_EQ(s.listen, (std::vector<listen_address>{{"", 8443, true}}));
+    ASSERT_TRUE(s.tls.has_value());
+    EXPECT_EQ(s.tls->certificate, "c.pem");
+    EXPECT_EQ(s.tls->key, "k.pem");
+    EXPECT_EQ(s.tls->origin.pointer, "/sites/0/tls");
+    EXPECT_EQ(s.redirect_to_https, (std::vector<listen_address>{{"", 8080, false}}));
+}
+
+TEST(JsonConfigErrors, TlsAndHttpsAddressesComeTogether) {
+    EXPECT_EQ(error_of(with_site(R"("listen": ["https://:8443"])")),
+              "c.json: /sites/0/listen: https:// addresses need the site's certificate: add "
+              "\"tls\": {\"certificate\": FILE, \"key\": FILE} (spindle cert makes a local one)");
+    EXPECT_EQ(error_of(with_site(R"("tls": {"certificate": "c", "key": "k"})")),
+              "c.json: /sites/0/tls: the site has a certificate but no https:// address in "
+              "\"listen\"");
+    EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "tls": {"certificate": "c"})")),
+              "c.json: /sites/0/tls: tls needs \"key\" (a PEM file)");
+    EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "tls": {"cert": "c"})")),
+              "c.json: /sites/0/tls/cert: unknown setting \"cert\"");
+    EXPECT_EQ(error_of(with_site(R"("redirect_to_https": [":80"])")),
+              "c.json: /sites/0/redirect_to_https: only a site with \"tls\" can redirect to "
+              "HTTPS");
+    EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "tls": {"certificate": "c",
+              "key": "k"}, "redirect_to_https": ["https://:2"])")),
+              "c.json: /sites/0/redirect_to_https: \"https://:2\": redirects are answered on "
+              "plain http:// addresses");
+    EXPECT_EQ(error_of(with_top(R"("admin": "https://127.0.0.1:2019")")),
+              "c.json: /admin: the admin endpoint speaks plain HTTP only; keep it on loopback");
+}
+
 TEST(JsonConfigErrors, BadAddresses) {
     EXPECT_EQ(error_of(with_site(R"("listen": ["localhost"])")),
               "c.json: /sites/0/listen: invalid listen address \"localhost\": missing port (e.g. "
@@ -379,9 +417,9 @@ TEST(JsonConfigErrors, BadAddresses) {
     EXPECT_EQ(error_of(with_site(R"("listen": [":65536"])")),
               "c.json: /sites/0/listen: invalid listen address \":65536\": port \"65536\" is "
               "above 65535");
-    EXPECT_EQ(error_of(with_site(R"("listen": ["https://example.test:443"])")),
-              "c.json: /sites/0/listen: invalid listen address \"https://example.test:443\": TLS "
-              "is not supported; terminate it in a proxy and listen on http://");
+    EXPECT_EQ(error_of(with_site(R"("listen": ["ftp://example.test:21"])")),
+              "c.json: /sites/0/listen: invalid listen address \"ftp://example.test:21\": only "
+              "the http:// and https:// schemes are supported");
     EXPECT_EQ(error_of(with_site(R"("listen": ["::1:8080"])")),
               "c.json: /sites/0/listen: invalid listen address \"::1:8080\": IPv6 addresses need "
               "brackets, e.g. \"[::1]:8080\"");

@@ -105,18 +105,33 @@ TEST(ParseListenAddress, RejectsInvalidHosts) {
     EXPECT_THAT(error_of("1.2.3:80"), HasSubstr("invalid IPv4 address"));
 }
 
+TEST(ParseListenAddress, HttpsMeansTls) {
+    EXPECT_EQ(parse_listen_address("https://localhost:443"),
+              (listen_address{"localhost", 443, true}));
+    EXPECT_EQ(parse_listen_address("HTTPS://[::1]:8443/"), (listen_address{"::1", 8443, true}));
+    EXPECT_FALSE(parse_listen_address("http://:80").tls);
+    EXPECT_FALSE(parse_listen_address(":80").tls);
+}
+
 TEST(ParseListenAddress, RejectsOtherSchemes) {
-    EXPECT_THAT(error_of("https://localhost:443"), HasSubstr("TLS is not supported"));
     EXPECT_THAT(error_of("unix:///run/spindle.sock"),
-                HasSubstr("only the http:// scheme is supported"));
-    EXPECT_THAT(error_of("tcp://127.0.0.1:80"), HasSubstr("only the http:// scheme"));
+                HasSubstr("only the http:// and https:// schemes are supported"));
+    EXPECT_THAT(error_of("tcp://127.0.0.1:80"), HasSubstr("only the http:// and https://"));
+}
+
+TEST(SameSocket, IgnoresTheScheme) {
+    EXPECT_TRUE(same_socket(listen_address{"", 443, true}, listen_address{"", 443, false}));
+    EXPECT_FALSE(same_socket(listen_address{"", 443, true}, listen_address{"", 8443, true}));
+    EXPECT_FALSE(
+        same_socket(listen_address{"127.0.0.1", 443, true}, listen_address{"", 443, true}));
 }
 
 TEST(ListenAddressToString, WritesWhatParseReads) {
     EXPECT_EQ(to_string(listen_address{"", 8080}), ":8080");
     EXPECT_EQ(to_string(listen_address{"127.0.0.1", 80}), "127.0.0.1:80");
     EXPECT_EQ(to_string(listen_address{"::1", 443}), "[::1]:443");
-    for (const char* text : {":8080", "localhost:0", "[2001:db8::1]:65535"}) {
+    EXPECT_EQ(to_string(listen_address{"", 443, true}), "https://:443");
+    for (const char* text : {":8080", "localhost:0", "[2001:db8::1]:65535", "https://[::1]:443"}) {
         EXPECT_EQ(to_string(parse_listen_address(text)), text);
     }
 }

@@ -39,5 +39,24 @@ TEST(SelectSite, NoSiteForAnUnknownHostWithoutCatchAll) {
     EXPECT_EQ(select_site(sites, ""), nullptr);
 }
 
+TEST(SelectSite, RedirectsComeAfterEveryRealSite) {
+    site_context redirect = site({"a.test", "b.test"});
+    redirect.redirect_https_port = 8443;
+    const site_context plain_b = site({"b.test"});
+    const site_context any = site({});
+    EXPECT_EQ(select_site({&redirect, &plain_b}, "b.test"), &plain_b);
+    EXPECT_EQ(select_site({&redirect, &plain_b}, "a.test"), &redirect);
+    EXPECT_EQ(select_site({&redirect, &plain_b}, "c.test"), nullptr);
+    // A site written for the address answering any host wins too, as Caddy's own routes do.
+    EXPECT_EQ(select_site({&redirect, &any}, "a.test"), &any);
+}
+
+TEST(WildcardMatches, OneLabelUnderTheDomain) {
+    EXPECT_TRUE(wildcard_matches("*.example.com", "A.example.COM"));
+    EXPECT_FALSE(wildcard_matches("*.example.com", "example.com"));
+    EXPECT_FALSE(wildcard_matches("*.example.com", "a.b.example.com"));
+    EXPECT_FALSE(wildcard_matches("example.com", "example.com"));
+}
+
 }  // namespace
 }  // namespace spindle::server

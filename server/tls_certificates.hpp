@@ -1,0 +1,75 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <boost/asio/ssl/context.hpp>
+
+#include "config/server_config.hpp"
+
+namespace spindle::server {
+
+/// One site's certificate as configured, and the host names it is for.
+struct tls_site_certificate {
+    std::vector<std::string> hosts;  ///< lower case, "*.domain" allowed; empty: any host
+    config::tls_config files;
+};
+
+/// The SSL contexts of one TLS listener: one per site certificate, all configured alike
+/// (TLS 1.2 and 1.3, ECDHE + AEAD suites for 1.2, OpenSSL's 1.3 suites). During a handshake the
+/// ClientHello's server name (SNI) picks a context the way site_selector picks a site: exact
+/// host, then "*.domain", then the site answering any host, then the first certificate.
+/// Immutable once built; shared by the connections that started with it (reload builds a new
+/// one). Contexts are used by any I/O thread at once, which OpenSSL allows.
+class tls_certificates {
+  public:
+    /// Reads every certificate and key. Throws config_error at the `tls` setting of a file that
+    /// cannot be read or does not match its key (control thread, or the reload's strand).
+    explicit tls_certificates(const std::vector<tls_site_certificate>& sites);
+    ~tls_certificates();
+    tls_certificates(const tls_certificates&) = delete;
+    tls_certificates& operator=(const tls_certificates&) = delete;
+
+    /// The context a connection starts its handshake with.
+    boost::asio::ssl::context& default_context() const noexcept;
+
+  private:
+    struct entry {
+        std::vector<std::string> hosts;
+        std::unique_ptr<boost::asio::ssl::context> context;
+    };
+
+    /// OpenSSL's servername callback (I/O thread, inside the handshake).
+    static int on_server_name(SSL* ssl, int* alert, void* self) noexcept;
+    const entry& select(std::string_view host) const noexcept;
+
+    std::vector<entry> entries_;
+    std::size_t default_index_ = 0;
+};
+
+/// What a TLS listener hands to each new connection: the current tls_certificates, replaced as
+/// a whole by reload(). Connections keep the set they started with, so a reload never touches
+/// a handshake or a connection in progress.
+class tls_certificate_store {
+  public:
+    /// Loads the certificates now; throws config_error like tls_certificates.
+    explicit tls_certificate_store(std::vector<tls_site_certificate> sites);
+
+    /// The set new connections use (any thread).
+    std::shared_ptr<const tls_certificates> current() const;
+
+    /// Reads every file again. On success new handshakes use the new set and nullopt is
+    /// returned; on failure the old set stays and the reason is returned (control strand).
+    std::optional<std::string> reload();
+
+  private:
+    const std::vector<tls_site_certificate> sites_;
+    mutable std::mutex mutex_;
+    std::shared_ptr<const tls_certificates> current_;  ///< mutex_
+};
+
+}  // namespace spindle::server
