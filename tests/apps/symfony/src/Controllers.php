@@ -1,0 +1,111 @@
+<?php
+
+namespace App;
+
+use Symfony\Component\ErrorHandler\Exception\FlattenException;
+use Symfony\Component\HttpFoundation\JsonResponse;
+use Symfony\Component\HttpFoundation\RedirectResponse;
+use Symfony\Component\HttpFoundation\Request;
+use Symfony\Component\HttpFoundation\Response;
+use Symfony\Component\Security\Csrf\CsrfToken;
+use Symfony\Component\Security\Csrf\CsrfTokenManagerInterface;
+use Twig\Environment;
+
+final class Controllers
+{
+    public function __construct(
+        private AppKernel $kernel,
+        private Environment $twig,
+        private CsrfTokenManagerInterface $csrf,
+    ) {
+    }
+
+    public function home(): Response
+    {
+        return new Response($this->twig->render('home.html.twig', ['handled' => $this->kernel->handled]));
+    }
+
+    public function hello(string $name, Request $request): Response
+    {
+        return new Response($this->twig->render('hello.html.twig', [
+            'name' => $name,
+            'greeting' => $request->query->get('greeting', 'Hello'),
+        ]));
+    }
+
+    public function post(int $id, string $_format): Response
+    {
+        $post = ['id' => $id, 'title' => "Post $id", 'tags' => ['spindle', 'worker']];
+        if ($_format === 'json') {
+            return new JsonResponse($post);
+        }
+        return new Response($this->twig->render('post.html.twig', ['post' => $post]));
+    }
+
+    /** A form guarded by a CSRF token: POST -> 303 to GET, with a flash message shown once. */
+    public function form(Request $request): Response
+    {
+        $session = $request->getSession();
+        if ($request->isMethod('POST')) {
+            $token = new CsrfToken('note', (string) $request->request->get('_token'));
+            if (!$this->csrf->isTokenValid($token)) {
+                return new Response($this->twig->render('form.html.twig', [
+                    'error' => 'Invalid CSRF token.', 'token' => $this->csrf->getToken('note')->getValue(),
+                    'notes' => $session->get('notes', []), 'flashes' => [],
+                ]), 403);
+            }
+            $note = trim((string) $request->request->get('note'));
+            $session->set('notes', [...$session->get('notes', []), $note]);
+            $session->getFlashBag()->add('notice', "Saved: $note");
+            return new RedirectResponse('/form', 303);
+        }
+        return new Response($this->twig->render('form.html.twig', [
+            'error' => null,
+            'token' => $this->csrf->getToken('note')->getValue(),
+            'notes' => $session->get('notes', []),
+            'flashes' => $session->getFlashBag()->get('notice'),
+        ]));
+    }
+
+    /** The notes of this client's session, as JSON; POST {"note": "..."} adds one. */
+    public function notes(Request $request): JsonResponse
+    {
+        $session = $request->getSession();
+        if ($request->isMethod('POST')) {
+            $body = json_decode($request->getContent(), true, 8, JSON_THROW_ON_ERROR);
+            $session->set('notes', [...$session->get('notes', []), (string) $body['note']]);
+            return new JsonResponse(['notes' => $session->get('notes')], 201);
+        }
+        return new JsonResponse([
+            'notes' => $session->get('notes', []),
+            'session_id_matches_cookie' => $request->cookies->get($session->getName()) === $session->getId(),
+        ]);
+    }
+
+    /** Application state kept by the worker between requests. */
+    public function counter(): JsonResponse
+    {
+        return new JsonResponse(['boot' => $this->kernel->bootId, 'handled' => $this->kernel->handled]);
+    }
+
+    public function logout(Request $request): RedirectResponse
+    {
+        // invalidate() regenerates the id of a started session only, as a firewall's would be.
+        $session = $request->getSession();
+        $session->start();
+        $session->invalidate();
+        return new RedirectResponse('/', 303);
+    }
+
+    /** The error page of every exception (404, 405, 500), rendered by the error listener. */
+    public function error(FlattenException $exception, Request $request): Response
+    {
+        $status = $exception->getStatusCode();
+        $content = $this->twig->render('error.html.twig', [
+            'status' => $status,
+            'text' => $exception->getStatusText(),
+            'path' => $request->getPathInfo(),
+        ]);
+        return new Response($content, $status, $exception->getHeaders());
+    }
+}
