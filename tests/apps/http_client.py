@@ -99,10 +99,12 @@ def parse_set_cookie(line, request_path, now):
 class Client:
     """One browser: its cookies and one keep-alive connection to http://127.0.0.1:port."""
 
-    def __init__(self, port, host=None, timeout=DEFAULT_TIMEOUT):
+    def __init__(self, port, host=None, timeout=DEFAULT_TIMEOUT, source_address=None):
         self.port = port
         self.host = host or f"127.0.0.1:{port}"
         self.timeout = timeout
+        # Another loopback address (e.g. "127.0.0.2") to connect from: a different REMOTE_ADDR.
+        self.source_address = source_address
         self.cookies = {}  # (name, path) -> Cookie
         self.conn = None
 
@@ -184,8 +186,9 @@ class Client:
             body = body.encode()
         for attempt in range(2):
             if self.conn is None:
-                self.conn = http.client.HTTPConnection("127.0.0.1", self.port,
-                                                       timeout=self.timeout)
+                self.conn = http.client.HTTPConnection(
+                    "127.0.0.1", self.port, timeout=self.timeout,
+                    source_address=(self.source_address, 0) if self.source_address else None)
             try:
                 self.conn.request(method, target, body=body, headers=all_headers)
                 raw = self.conn.getresponse()
