@@ -19,13 +19,10 @@ APP = Path(__file__).resolve().parent / "symfony"
 WORKERS = 2
 
 
-@pytest.fixture
-def app(spindle_run, tmp_path):
-    sessions = tmp_path / "sessions"
-    sessions.mkdir()
-    return spindle_run(f"""{{
+def caddyfile(sessions, workers=WORKERS, worker_env=""):
+    return f"""{{
 	frankenphp {{
-		num_threads {WORKERS + 1}
+		num_threads {workers + 1}
 	}}
 }}
 http://127.0.0.1:0 {{
@@ -35,11 +32,24 @@ http://127.0.0.1:0 {{
 		env APP_SESSION_DIR {sessions}
 		worker {{
 			file {APP}/public/index.php
-			num {WORKERS}
+			num {workers}
+			{worker_env}
 		}}
 	}}
 }}
-""", warmup="/")
+"""
+
+
+@pytest.fixture
+def sessions(tmp_path):
+    path = tmp_path / "sessions"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def app(spindle_run, sessions):
+    return spindle_run(caddyfile(sessions), warmup="/")
 
 
 def csrf_token(page):
@@ -66,6 +76,35 @@ def test_routes_with_parameters_and_formats(app):
         hello = client.get("/hello/J%C3%BCrgen%20K?greeting=Servus")
         assert "<h1>Servus, Jürgen K!</h1>" in hello.text
         assert '<a href="/hello/J%C3%BCrgen%20K">' in hello.text
+
+
+def test_request_as_symfony_sees_it(app):
+    # Request::createFromGlobals() from the $_SERVER the worker gets: base URL and path info
+    # through the front controller fallback and through /index.php/..., host, port, client.
+    base = f"http://127.0.0.1:{app.port}"
+    with Client(app.port) as client:
+        plain = client.get("/whoami?a=1&b[]=2")
+        assert plain.json() == {
+            "uri": f"{base}/whoami?a=1&b%5B0%5D=2", "base_url": "", "path_info": "/whoami",
+            "scheme_and_host": base, "port": app.port, "client_ip": "127.0.0.1",
+            "secure": False, "method": "GET", "query": {"a": "1", "b": ["2"]}}
+        # One Date header: Symfony's Response sets its own.
+        assert len(plain.header_all("Date")) == 1, plain.headers
+        front = client.get("/index.php/whoami").json()
+        assert (front["base_url"], front["path_info"]) == ("/index.php", "/whoami")
+        assert front["query"] == []
+        head = client.request("HEAD", "/whoami")
+        assert head.status == 200 and head.body == b""
+        # The length the body would have (its "method" says HEAD), without the body.
+        assert int(head.header("Content-Length")) == len(client.get("/whoami").body) + 1
+
+
+def test_streamed_response_is_sent_in_chunks(app):
+    with app.connect() as conn:
+        response = conn.request("GET", "/stream/3")
+        assert response.status == 200
+        assert response.chunked
+        assert response.body == b"part 1\npart 2\npart 3\n"
 
 
 def test_twig_escapes_what_the_client_sends(app):
@@ -177,3 +216,23 @@ def test_sessions_never_leak_between_clients(app):
     with ThreadPoolExecutor(max_workers=clients) as pool:
         sessions = list(pool.map(one, range(clients)))
     assert len(set(sessions)) == clients, sessions
+
+
+def test_worker_script_that_ends_is_started_again(spindle_run, sessions):
+    # Symfony Runtime's FRANKENPHP_LOOP_MAX: the script returns after 5 requests and the
+    # server boots it again; clients see no gap and their sessions carry on.
+    server = spindle_run(caddyfile(sessions, workers=1, worker_env="env FRANKENPHP_LOOP_MAX 5"),
+                         warmup=None)
+    boots = []
+    with Client(server.port) as client:
+        for round_number in range(12):
+            added = client.post_json("/api/notes", {"note": f"n{round_number}"})
+            assert added.status == 201, added
+            assert len(added.json()["notes"]) == round_number + 1
+            state = client.get("/api/counter").json()
+            if not boots or boots[-1][0] != state["boot"]:
+                boots.append((state["boot"], state["handled"]))
+    # 24 requests, 5 per boot: the script ran 5 times, each boot counting from the start.
+    assert len(boots) == 5, boots
+    assert len({boot for boot, _ in boots}) == 5
+    assert all(handled <= 2 for _, handled in boots), boots

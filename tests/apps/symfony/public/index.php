@@ -23,15 +23,17 @@ $handler = static function () use ($kernel, $server, &$request, &$response): voi
     $response->send();
 };
 
-$maxRequests = (int) ($_SERVER['MAX_REQUESTS'] ?? 0);
-for ($served = 0; ; ) {
+// FRANKENPHP_LOOP_MAX, as the runtime reads it: end the script after that many requests (the
+// server starts it again), a cap on what a leaking app can accumulate. 0: never.
+$loopMax = (int) ($server['FRANKENPHP_LOOP_MAX'] ?? 0);
+for ($loops = 0; ; ) {
     $running = frankenphp_handle_request($handler);
     if ($request !== null && $response !== null) {
         $kernel->terminate($request, $response);
     }
     $request = $response = null;
     gc_collect_cycles();
-    if (!$running || ($maxRequests > 0 && ++$served >= $maxRequests)) {
+    if (!$running || ($loopMax > 0 && ++$loops >= $loopMax)) {
         break;
     }
 }

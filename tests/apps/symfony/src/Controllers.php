@@ -7,6 +7,7 @@ use Symfony\Component\HttpFoundation\JsonResponse;
 use Symfony\Component\HttpFoundation\RedirectResponse;
 use Symfony\Component\HttpFoundation\Request;
 use Symfony\Component\HttpFoundation\Response;
+use Symfony\Component\HttpFoundation\StreamedResponse;
 use Symfony\Component\Security\Csrf\CsrfToken;
 use Symfony\Component\Security\Csrf\CsrfTokenManagerInterface;
 use Twig\Environment;
@@ -95,6 +96,33 @@ final class Controllers
         $session->start();
         $session->invalidate();
         return new RedirectResponse('/', 303);
+    }
+
+    /** How the request looks to Symfony: built from $_SERVER by Request::createFromGlobals(). */
+    public function whoami(Request $request): JsonResponse
+    {
+        return new JsonResponse([
+            'uri' => $request->getUri(),
+            'base_url' => $request->getBaseUrl(),
+            'path_info' => $request->getPathInfo(),
+            'scheme_and_host' => $request->getSchemeAndHttpHost(),
+            'port' => $request->getPort(),
+            'client_ip' => $request->getClientIp(),
+            'secure' => $request->isSecure(),
+            'method' => $request->getMethod(),
+            'query' => $request->query->all(),
+        ]);
+    }
+
+    /** A response sent in parts as they are made (StreamedResponse, flush()). */
+    public function stream(int $parts): StreamedResponse
+    {
+        return new StreamedResponse(static function () use ($parts): void {
+            for ($i = 1; $i <= $parts; ++$i) {
+                echo "part $i\n";
+                flush();
+            }
+        }, 200, ['Content-Type' => 'text/plain; charset=UTF-8']);
     }
 
     /** The error page of every exception (404, 405, 500), rendered by the error listener. */

@@ -23,6 +23,8 @@ final class Routes
         $add('notes', '/api/notes', 'notes', ['GET', 'POST']);
         $add('counter', '/api/counter', 'counter');
         $add('logout', '/logout', 'logout', ['POST']);
+        $add('whoami', '/whoami', 'whoami', ['GET', 'HEAD']);
+        $add('stream', '/stream/{parts}', 'stream', ['GET'], ['parts' => '\d+']);
         return $routes;
     }
 }
