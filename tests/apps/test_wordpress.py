@@ -90,6 +90,9 @@ def test_install_log_in_publish_comment_and_upload(spindle_run, mariadb, wordpre
     # and moderation on REMOTE_ADDR.
     with Client(server.port) as admin, Client(server.port, source_address=VISITOR_IP) as visitor:
         install(admin, password)
+        # The installer mails the admin: mail() runs the configured sendmail.
+        assert "Subject: New WordPress Site" in wordpress.mail()
+        assert "To: admin@example.test" in wordpress.mail()
         log_in(admin, password)
         nonce = rest_nonce(admin)
 
@@ -107,6 +110,16 @@ def test_install_log_in_publish_comment_and_upload(spindle_run, mariadb, wordpre
             f"{client_base(admin)}/wp-admin/options-permalink.php?settings-updated=true")
         # The page the browser is sent back to is what rebuilds the rewrite rules.
         assert "Permalink structure updated." in admin.get(saved.header("Location")).text
+
+        # Site Health: WordPress requests itself while serving a request (a second PHP
+        # thread answers), and reads Basic credentials from PHP_AUTH_USER / PHP_AUTH_PW.
+        loopback = admin.get("/wp-json/wp-site-health/v1/tests/loopback-requests",
+                             headers={"X-WP-Nonce": nonce})
+        assert loopback.json()["status"] == "good", loopback
+        authorization = admin.get("/wp-json/wp-site-health/v1/tests/authorization-header",
+                                  headers={"X-WP-Nonce": nonce,
+                                           "Authorization": "Basic dXNlcjpwd2Q="})  # user:pwd
+        assert authorization.json()["status"] == "good", authorization
 
         # Without the nonce, the cookie alone does not authenticate a REST write.
         denied = admin.post_json("/wp-json/wp/v2/posts", {"title": "x", "status": "publish"})
@@ -160,6 +173,8 @@ def test_install_log_in_publish_comment_and_upload(spindle_run, mariadb, wordpre
         assert "A visitor <b>was</b> here." in pending.text
         with Client(server.port) as stranger:
             assert "A visitor" not in stranger.get("/hello-from-spindle/").text
+        # ... and asks the admin by mail to moderate it.
+        assert "Please_moderate:_\"Hello_from_S" in wordpress.mail()  # a Q-encoded Subject
         assert mariadb.sql("SELECT comment_author_IP, comment_approved FROM wp_comments "
                            "WHERE comment_author = 'Visitor'", wordpress.database) == [
             [VISITOR_IP, "0"]]

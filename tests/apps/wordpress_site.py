@@ -21,6 +21,9 @@ class WordPressSite:
         self.content_root = self.base / "content"  # holds wp-content, the /wp-content root
         self.content = self.content_root / "wp-content"
         self.config_file = CONFIG_DIR / f"config-{self.name}.php"
+        # PHP's mail() hands messages to this "sendmail", which appends them to mailbox.
+        self.sendmail = self.base / "sendmail.sh"
+        self.mailbox = self.base / "mailbox"
         self.mariadb = mariadb
         self.database = self.name.replace("-", "_")
         self.db_password = secrets.token_hex(12)
@@ -33,6 +36,8 @@ class WordPressSite:
         (self.content / "plugins").mkdir()
         (self.content / "uploads").mkdir()
         (self.content / "themes" / THEME).symlink_to(WORDPRESS / "wp-content/themes" / THEME)
+        self.sendmail.write_text(f"#!/bin/sh\ncat >> '{self.mailbox}'\n")
+        self.sendmail.chmod(0o755)
         self.mariadb.create_database(self.database, self.database, self.db_password)
         salts = "".join(f"define('{key}', '{secrets.token_hex(32)}');\n" for key in (
             "AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT",
@@ -57,13 +62,18 @@ define('DISABLE_WP_CRON', true);
         self.config_file.unlink(missing_ok=True)
         shutil.rmtree(self.base, ignore_errors=True)
 
-    def caddyfile(self, extra_site=""):
+    def mail(self):
+        """Everything sent through mail() so far."""
+        return self.mailbox.read_text(errors="replace") if self.mailbox.exists() else ""
+
+    def caddyfile(self):
         """The Caddyfile docs/apps.md shows, on 127.0.0.1 and a free port."""
         return f"""{{
 	frankenphp {{
 		num_threads 4
 		php_ini upload_max_filesize 16M
 		php_ini post_max_size 16M
+		php_ini sendmail_path {self.sendmail}
 	}}
 }}
 http://127.0.0.1:0 {{
@@ -73,5 +83,5 @@ http://127.0.0.1:0 {{
 	php_server {{
 		env WORDPRESS_CONFIG {self.name}
 	}}
-{extra_site}}}
+}}
 """
