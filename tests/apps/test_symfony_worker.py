@@ -4,12 +4,13 @@ index.php looping on frankenphp_handle_request() as Symfony Runtime's FrankenPHP
 routes, Twig autoescaping, a session + CSRF form with redirect and flash, JSON, 404/405, state
 kept by the worker between requests and none leaking between clients."""
 
-import json
+import hashlib
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from html import unescape
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -105,6 +106,35 @@ def test_streamed_response_is_sent_in_chunks(app):
         assert response.status == 200
         assert response.chunked
         assert response.body == b"part 1\npart 2\npart 3\n"
+
+
+def test_uploads_belong_to_their_request(app, sessions):
+    # UploadedFile::move() is move_uploaded_file(): it works on this request's upload, and the
+    # temporary file never outlives the request, in a worker as in a classic script.
+    with Client(app.port) as client:
+        temporaries = []
+        for index, data in enumerate((b"first upload\x00\xff" * 1000, b"second" * 50_000)):
+            uploaded = client.post_multipart("/upload", {"note": f"n{index}"},
+                                             {"file": (f"f{index}.bin", "application/octet-stream",
+                                                       data)})
+            assert uploaded.status == 201, uploaded
+            result = uploaded.json()
+            assert result["client_name"] == f"f{index}.bin"
+            assert result["size"] == len(data)
+            assert result["sha1"] == hashlib.sha1(data).hexdigest()
+            assert result["note"] == f"n{index}"
+            assert Path(result["stored"]).read_bytes() == data
+            assert result["stored"].startswith(str(sessions))
+            temporaries.append(result["temporary"])
+        assert temporaries[0] != temporaries[1]
+        for temporary in temporaries:
+            check = client.get(f"/upload/check?path={quote(temporary)}").json()
+            assert check == {"uploaded": False, "exists": False}, temporary
+        # Another request cannot claim a file it did not receive.
+        assert client.get(f"/upload/check?path={quote(str(APP / 'src/autoload.php'))}").json() == {
+            "uploaded": False, "exists": True}
+        missing = client.post_multipart("/upload", {"note": "x"}, {})
+        assert missing.status == 400
 
 
 def test_twig_escapes_what_the_client_sends(app):

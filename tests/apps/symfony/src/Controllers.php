@@ -114,6 +114,34 @@ final class Controllers
         ]);
     }
 
+    /** A multipart upload, moved out of PHP's temporary file with move_uploaded_file(). */
+    public function upload(Request $request): JsonResponse
+    {
+        $file = $request->files->get('file');
+        if ($file === null || !$file->isValid()) {
+            return new JsonResponse(['error' => $file?->getErrorMessage() ?? 'no file'], 400);
+        }
+        $temporary = $file->getPathname();
+        $content = file_get_contents($temporary);
+        $dir = (getenv('APP_SESSION_DIR') ?: sys_get_temp_dir()) . '/uploads';
+        $moved = $file->move($dir, sha1($content) . '.bin');
+        return new JsonResponse([
+            'client_name' => $file->getClientOriginalName(),
+            'size' => strlen($content),
+            'sha1' => sha1($content),
+            'stored' => $moved->getPathname(),
+            'temporary' => $temporary,
+            'note' => $request->request->get('note'),
+        ], 201);
+    }
+
+    /** Whether a path is an uploaded file of this request, and whether it still exists. */
+    public function uploadCheck(Request $request): JsonResponse
+    {
+        $path = (string) $request->query->get('path');
+        return new JsonResponse(['uploaded' => is_uploaded_file($path), 'exists' => file_exists($path)]);
+    }
+
     /** A response sent in parts as they are made (StreamedResponse, flush()). */
     public function stream(int $parts): StreamedResponse
     {

@@ -24,6 +24,8 @@ final class Routes
         $add('counter', '/api/counter', 'counter');
         $add('logout', '/logout', 'logout', ['POST']);
         $add('whoami', '/whoami', 'whoami', ['GET', 'HEAD']);
+        $add('upload', '/upload', 'upload', ['POST']);
+        $add('upload_check', '/upload/check', 'uploadCheck');
         $add('stream', '/stream/{parts}', 'stream', ['GET'], ['parts' => '\d+']);
         return $routes;
     }
