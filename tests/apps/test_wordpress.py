@@ -1,7 +1,9 @@
 """WordPress (Debian's `wordpress` package and its Twenty Twenty-Three theme) on Spindle with a
-MariaDB server the test starts: the install wizard, logging in, pretty permalinks, a post
-published through the REST API with its nonce, a comment, and an image uploaded as multipart
-whose thumbnail GD makes and the /wp-content root serves."""
+MariaDB server the test starts, driven as a browser would: the install wizard, logging in,
+Site Health's loopback and Authorization checks, the permalink settings form, a post published
+through the REST API with its nonce, comments from the admin and from a visitor, concurrent
+readers, an image uploaded as multipart whose GD thumbnail the /wp-content root serves, mail
+through sendmail_path, and logging out. docs/apps.md describes the same deployment."""
 
 import re
 import secrets
