@@ -66,8 +66,8 @@ class engine {
 
     /// Ends the request slot `index` is running, from any thread: its next VM step raises a
     /// fatal error (500, worker restart) and a blocking system call it sits in returns EINTR.
-    /// A slot that is between requests is unaffected. For worker restarts that outlast their
-    /// grace period.
+    /// A slot that is between requests is unaffected. For worker restarts and stops that
+    /// outlast their grace period.
     void interrupt(std::size_t index) noexcept;
 
     /// The PHP version string ("8.2.32").

@@ -2,6 +2,7 @@
 // engine, the slot pool and the HTTP front end, and tears them down in reverse order.
 
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -53,6 +54,10 @@ class json_message_flag : public spdlog::custom_flag_formatter {
         return std::make_unique<json_message_flag>();
     }
 };
+
+// How long the threads of interrupted requests get to unwind at the end of a stop: PHP's own
+// hard_timeout after max_execution_time is 2 s.
+constexpr std::chrono::milliseconds interrupted_thread_limit{5'000};
 
 // The routers of a site's `root /path/* DIR` lines: the site's options with another root, the
 // longest pattern first (the most specific wins, as in Caddy). A symlink under any of the site's
@@ -184,7 +189,14 @@ int serve(config::server_config& config) {
     spdlog::get("server")->info("{} PHP threads ({} in workers)", config.num_threads,
                                 config.num_threads - classic_threads);
     server.serve();
-    pool.stop();
+    // Requests still running now (the grace period is over, or a second signal came) are
+    // interrupted; a thread that cannot be reached is left behind rather than waited for.
+    if (!pool.stop_within(interrupted_thread_limit)) {
+        spdlog::get("server")->error(
+            "stopped with a PHP thread still running; exiting without it (status 1)");
+        spdlog::shutdown();
+        std::_Exit(1);
+    }
     spdlog::get("server")->info("stopped");
     return 0;
 }
