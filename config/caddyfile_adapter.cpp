@@ -443,6 +443,7 @@ class adapter {
 
     struct site_state {
         json root;
+        json path_roots = json::array();  ///< `root /path/* DIR` lines, in order
         json index;
         bool php = false;
         bool file_server = false;
@@ -543,6 +544,9 @@ class adapter {
         if (!state.root.is_null()) {
             site["root"] = state.root;
         }
+        if (!state.path_roots.empty()) {
+            site["path_roots"] = state.path_roots;
+        }
         if (!state.index.is_null()) {
             site["index"] = state.index;
         }
@@ -618,10 +622,20 @@ class adapter {
             if (args.size() == 2 && args.front() == "*") {
                 args.erase(args.begin());
             }
+            if (args.size() == 2 && args.front().starts_with('@')) {
+                throw d.error("root: named matchers (" + args.front() +
+                              ") are not supported; write a path: root /path/* DIR");
+            }
+            if (args.size() == 2 && is_matcher(args.front())) {
+                // A root for some paths only, as Caddy's `root /wp-content/* /var/lib/wordpress`.
+                const std::string entry_pointer =
+                    pointer + "/path_roots/" + std::to_string(state.path_roots.size());
+                state.path_roots.push_back({{"match", args.front()}, {"root", args.back()}});
+                mark(entry_pointer, at);
+                return;
+            }
             if (args.size() != 1) {
-                throw args.size() == 2
-                    ? d.error("root: matcher \"" + args.front() + "\" is not supported (only *)")
-                    : d.arg_error();
+                throw d.arg_error();
             }
             state.root = args.front();
             mark(pointer + "/root", at);

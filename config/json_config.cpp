@@ -392,10 +392,25 @@ class document_reader {
         return e;
     }
 
+    path_root path_root_entry(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"match", "root"});
+        if (!value.contains("match") || !value.contains("root")) {
+            fail(pointer, "a path root needs \"match\" and \"root\"");
+        }
+        path_root entry;
+        entry.match = path_pattern(value["match"], child(pointer, "match"));
+        entry.root = string(value["root"], child(pointer, "root"));
+        if (entry.root.empty()) {
+            fail(child(pointer, "root"), "must name a directory");
+        }
+        entry.origin = where(pointer);
+        return entry;
+    }
+
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"listen", "hosts", "root", "index", "php", "file_server", "try_files", "split",
-                "follow_symlinks", "env", "workers", "headers", "respond", "access_log",
+               {"listen", "hosts", "root", "path_roots", "index", "php", "file_server", "try_files",
+                "split", "follow_symlinks", "env", "workers", "headers", "respond", "access_log",
                 "encode", "tls", "redirect_to_https"});
         site_config s;
         s.origin = where(pointer);
@@ -428,6 +443,15 @@ class document_reader {
         }
         if (value.contains("root")) {
             s.root = string(value["root"], child(pointer, "root"));
+        }
+        if (value.contains("path_roots")) {
+            const std::string at = child(pointer, "path_roots");
+            if (!value["path_roots"].is_array()) {
+                fail(at, "must be an array");
+            }
+            for (std::size_t i = 0; i < value["path_roots"].size(); ++i) {
+                s.path_roots.push_back(path_root_entry(value["path_roots"][i], child(at, i)));
+            }
         }
         if (value.contains("index")) {
             s.index = string(value["index"], child(pointer, "index"));

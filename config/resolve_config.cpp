@@ -23,6 +23,14 @@ void resolve_root(site_config& site) {
                             "document root " + site.root + " is not a readable directory");
     }
     site.root = root.string();
+    for (path_root& entry : site.path_roots) {
+        const fs::path resolved = fs::canonical(entry.root, ec);
+        if (ec || !fs::is_directory(resolved)) {
+            throw located_error(entry.origin, "root " + entry.root + " for " + entry.match +
+                                                  " is not a readable directory");
+        }
+        entry.root = resolved.string();
+    }
 }
 
 // A relative worker file: the current directory first, as FrankenPHP does, then the root.

@@ -98,12 +98,24 @@ struct tls_config {
     source_location origin;   ///< where `tls` was written
 };
 
+/// Another document root for the requests whose path matches (Caddy's `root /path/* DIR`). The
+/// request path is looked up under it unchanged, so `/wp-content/*` with root /var/lib/wordpress
+/// serves /var/lib/wordpress/wp-content/..., as Apache's `Alias /wp-content
+/// /var/lib/wordpress/wp-content` does.
+struct path_root {
+    std::string match;  ///< Caddy path matcher syntax: "/wp-content/*", "*.css", "/exact"
+    std::string root;   ///< made absolute and canonical by resolve_config()
+    source_location origin;
+};
+
 /// One site: where it listens, which Host names it answers, and how its requests are served.
 struct site_config {
     std::vector<listen_address> listen{{"", 8080}};
     /// Host header values (without port, lower case) this site answers; empty: any host.
     std::vector<std::string> hosts;
     std::string root = ".";  ///< document root, made absolute by resolve_config()
+    /// Roots for some request paths, over `root`; the longest matching pattern wins.
+    std::vector<path_root> path_roots;
     std::string index = "index.php";
     bool php = true;          ///< run .php files (php_server, php)
     bool file_server = true;  ///< serve the other files under root

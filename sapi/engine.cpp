@@ -48,8 +48,8 @@ void on_vm_interrupt(zend_execute_data* execute_data) {
     if (thread_slot != nullptr &&
         interrupt_requested[thread_slot->index].exchange(false, std::memory_order_acq_rel)) {
         zend_error_noreturn(E_ERROR,
-                            "Spindle ended this request: its worker was asked to restart and the "
-                            "request did not finish within the grace period");
+                            "Spindle ended this request: it did not finish within the grace "
+                            "period of a worker restart or of the server's stop");
     }
     if (previous_interrupt_function != nullptr) {
         previous_interrupt_function(execute_data);

@@ -70,8 +70,8 @@ class engine {
 
     /// Ends the request slot `index` is running, from any thread: its next VM step raises a
     /// fatal error (500, worker restart) and a blocking system call it sits in returns EINTR.
-    /// A slot that is between requests is unaffected. For worker restarts that outlast their
-    /// grace period.
+    /// A slot that is between requests is unaffected. For worker restarts and stops that
+    /// outlast their grace period.
     void interrupt(std::size_t index) noexcept;
 
     /// Zend memory of the calling slot thread's last request, taken as it ended: bytes in use

@@ -33,6 +33,8 @@ struct site_context {
     std::string name;                ///< for logs: the site's first address or host
     std::vector<std::string> hosts;  ///< Host values it answers (lower case); empty: any
     router_options router;
+    /// `root /path/* DIR` roots, most specific pattern first; `router` serves the other paths.
+    std::vector<path_router> path_routers;
     std::vector<worker_route> workers;  ///< group 0 (classic) serves every other script
     std::vector<config::header_rule> headers;
     std::vector<config::respond_rule> responds;

@@ -402,6 +402,7 @@ void http_session::handle_request() {
         redirect_to_https(site_->redirect_https_port, keep_alive_);
         return;
     }
+    router_ = &site_->router;
     if (!site_->responds.empty() || site_->has_match) {
         // `respond` and worker `match` patterns see the normalised path, as in Caddy.
         if (const std::optional<std::string> path = normalize_path(target_path_)) {
@@ -425,7 +426,8 @@ void http_session::handle_request() {
             }
         }
     }
-    route r = resolve_route(site_->router, target_path_, target_query_);
+    router_ = &select_router(site_->path_routers, site_->router, target_path_);
+    route r = resolve_route(*router_, target_path_, target_query_);
     switch (r.kind) {
         case route_kind::bad_request: respond(400, r.reason, false); return;
         case route_kind::forbidden: respond(403, r.reason, keep_alive_); return;
@@ -736,7 +738,7 @@ void http_session::dispatch_php(const route& r) {
     out.tls_cipher = tls_cipher_;
     auto host = req[http::field::host];
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
-    out.document_root = site_->router.root;
+    out.document_root = router_->root;
     out.env_index = site_->env_index;
     out.script_filename = r.file;
     out.script_name = r.script_name;

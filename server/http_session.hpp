@@ -113,6 +113,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     std::string_view tls_cipher_;
     const std::vector<const site_context*>& sites_;
     const site_context* site_ = nullptr;  ///< the site answering the current request
+    /// The site's root or the path root that resolves the current request (DOCUMENT_ROOT).
+    const router_options* router_ = nullptr;
     boost::beast::flat_buffer buffer_;
     std::optional<parser_type> parser_;
     std::unique_ptr<body_store> body_;

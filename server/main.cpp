@@ -1,6 +1,8 @@
 // spindle: the process entry point (control thread). Parses the command line, starts the PHP
 // engine, the slot pool and the HTTP front end, and tears them down in reverse order.
 
+#include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +56,32 @@ class json_message_flag : public spdlog::custom_flag_formatter {
         return std::make_unique<json_message_flag>();
     }
 };
+
+// How long the threads of interrupted requests get to unwind at the end of a stop: PHP's own
+// hard_timeout after max_execution_time is 2 s.
+constexpr std::chrono::milliseconds interrupted_thread_limit{5'000};
+
+// The routers of a site's `root /path/* DIR` lines: the site's options with another root, the
+// longest pattern first (the most specific wins, as in Caddy). A symlink under any of the site's
+// roots may lead into the others.
+std::vector<server::path_router> path_routers(const config::site_config& site,
+                                              const server::router_options& site_router) {
+    std::vector<server::path_router> routers;
+    for (const config::path_root& entry : site.path_roots) {
+        server::path_router router{entry.match, site_router};
+        router.options.root = entry.root;
+        router.options.other_roots.push_back(site.root);
+        for (const config::path_root& other : site.path_roots) {
+            if (other.root != entry.root) {
+                router.options.other_roots.push_back(other.root);
+            }
+        }
+        routers.push_back(std::move(router));
+    }
+    std::stable_sort(routers.begin(), routers.end(),
+                     [](const auto& a, const auto& b) { return a.match.size() > b.match.size(); });
+    return routers;
+}
 
 // One stderr sink shared by a logger per folder; "console" lines for people, "json" lines
 // for log collectors.
@@ -118,6 +146,10 @@ struct assembly {
             context.hosts = site.hosts;
             context.router = {site.root,      site.index, site.file_server,    site.php,
                               site.try_files, site.split, site.follow_symlinks};
+            context.path_routers = path_routers(site, context.router);
+            for (const server::path_router& router : context.path_routers) {
+                context.router.other_roots.push_back(router.options.root);
+            }
             for (const config::worker_config& w : site.workers) {
                 context.workers.push_back(add_worker(w, site.root, {site.env}));
             }
@@ -167,7 +199,14 @@ int serve(config::server_config& config) {
     spdlog::get("server")->info("{} PHP threads ({} in workers)", config.num_threads,
                                 config.num_threads - classic_threads);
     server.serve();
-    pool.stop();
+    // Requests still running now (the grace period is over, or a second signal came) are
+    // interrupted; a thread that cannot be reached is left behind rather than waited for.
+    if (!pool.stop_within(interrupted_thread_limit)) {
+        spdlog::get("server")->error(
+            "stopped with a PHP thread still running; exiting without it (status 1)");
+        spdlog::shutdown();
+        std::_Exit(1);
+    }
     spdlog::get("server")->info("stopped");
     return 0;
 }

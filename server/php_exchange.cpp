@@ -1,5 +1,6 @@
 #include "server/php_exchange.hpp"
 
+#include <algorithm>
 #include <boost/asio/post.hpp>
 #include <charconv>
 #include <cstring>
@@ -244,7 +245,14 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
     append_number(head, static_cast<std::uint64_t>(status_));
     head.push_back(' ');
     head.append(reason_.empty() ? status_text(status_) : std::string_view(reason_));
-    head.append("\r\nDate: ").append(current_http_date()).append("\r\n");
+    head.append("\r\n");
+    // Date is a singleton field (RFC 9110 6.6.1): a Date the script set (Symfony's Response
+    // always sets one) is the only one, as Go's net/http does under FrankenPHP.
+    const bool has_date = std::any_of(headers_.begin(), headers_.end(),
+                                      [](const auto& h) { return iequals(h.name, "date"); });
+    if (!has_date) {
+        head.append("Date: ").append(current_http_date()).append("\r\n");
+    }
 
     bool has_server = false;
     bool has_vary = false;

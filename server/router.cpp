@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "server/path_matcher.hpp"
+
 namespace spindle::server {
 
 namespace {
@@ -226,9 +228,13 @@ entry look_up(const router_options& options, const std::string& url_path) {
         return {};
     }
     std::string canonical(resolved.get());
-    // A target outside the root was put there by whoever made the link; only the names below
-    // the root are the URL's to vet.
-    const std::optional<std::string_view> inside = below_root(options.root, canonical);
+    std::optional<std::string_view> inside = below_root(options.root, canonical);
+    for (auto other = options.other_roots.begin(); !inside && other != options.other_roots.end();
+         ++other) {
+        inside = below_root(*other, canonical);
+    }
+    // A target outside every root of the site was put there by whoever made the link; only the
+    // names below a root are the URL's to vet.
     if (inside ? has_hidden_segment(*inside) : !options.follow_symlinks) {
         return {};
     }
@@ -370,6 +376,25 @@ std::string_view to_string(route_kind kind) {
         case route_kind::status: return "status";
     }
     return "unknown";
+}
+
+const router_options& select_router(const std::vector<path_router>& routers,
+                                    const router_options& fallback, std::string_view raw_path) {
+    if (routers.empty()) {
+        return fallback;
+    }
+    // Patterns see the normalised path, as Caddy's matchers do: "/a/../wp-content/x" is under
+    // /wp-content/, "/wp-content%2Fx" too.
+    const normalized_path normalized = normalize(raw_path);
+    if (normalized.error != path_error::none) {
+        return fallback;
+    }
+    for (const path_router& router : routers) {
+        if (path_matches(router.match, normalized.path)) {
+            return router.options;
+        }
+    }
+    return fallback;
 }
 
 std::optional<std::string> normalize_path(std::string_view raw_path) {

@@ -23,7 +23,23 @@ struct router_options {
     /// apps do. Hidden names and PHP sources stay unserved either way. false: such links count
     /// as missing.
     bool follow_symlinks = false;
+    /// The site's other roots (canonical): a symlink under `root` may lead into one of them, as
+    /// Debian's /var/lib/wordpress/wp-content/themes/* lead into /usr/share/wordpress. Anything
+    /// outside every root of the site stays unreachable.
+    std::vector<std::string> other_roots{};
 };
+
+/// The options for the request paths matching `match` (a site's `root /path/* DIR`).
+struct path_router {
+    std::string match;  ///< Caddy path matcher syntax
+    router_options options;
+};
+
+/// The options of the first of `routers` whose pattern matches the request path (percent-encoded,
+/// as in the request line), or `fallback`. Callers keep `routers` sorted with the most specific
+/// (longest) pattern first. A malformed path gets `fallback`, whose resolve_route rejects it.
+const router_options& select_router(const std::vector<path_router>& routers,
+                                    const router_options& fallback, std::string_view raw_path);
 
 /// What the server does with a request.
 enum class route_kind {

@@ -13,4 +13,8 @@ void classic_runtime::run_thread(std::size_t index, pool& host) {
     }
 }
 
+void classic_runtime::interrupt(std::size_t index) noexcept {
+    engine_.interrupt(index);
+}
+
 }  // namespace spindle::worker

@@ -15,6 +15,8 @@ class classic_runtime final : public slot_runtime {
     explicit classic_runtime(sapi::engine& engine) : engine_(engine) {}
     /// Slot thread: create the PHP context once, run request after request, free it at the end.
     void run_thread(std::size_t index, pool& host) override;
+    /// Any thread: ends the script slot `index` runs (a stop whose grace period ran out).
+    void interrupt(std::size_t index) noexcept override;
 
   private:
     sapi::engine& engine_;

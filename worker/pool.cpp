@@ -1,7 +1,9 @@
 #include "worker/pool.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -73,6 +75,38 @@ void pool::stop() {
     }
 }
 
+bool pool::stop_within(std::chrono::milliseconds limit) {
+    for (auto& g : groups_) {
+        std::lock_guard lock(g->mutex);
+        g->stopping = true;
+    }
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        slots_[i]->wakeup_.notify_all();
+        if (slots_[i]->state() == slot_state::busy) {
+            spdlog::get("worker")->warn(
+                "slot {}: still running a request after the grace period; interrupting it", i);
+            groups_[slot_group_[i]]->options.runtime->interrupt(i);
+        }
+    }
+    // Polled: this runs once, at the very end, on the control thread.
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        const slot& s = *slots_[i];
+        while (s.thread_.joinable() && !s.thread_ended_.load(std::memory_order_acquire)) {
+            if (std::chrono::steady_clock::now() >= deadline) {
+                spdlog::get("worker")->error(
+                    "slot {}: PHP thread still running {} ms after it was interrupted ({}); "
+                    "leaving it behind",
+                    i, limit.count(), to_string(s.state()));
+                return false;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    }
+    stop();
+    return true;
+}
+
 bool pool::has_started() const {
     std::lock_guard lock(boot_mutex_);
     return started_;
@@ -135,6 +169,7 @@ void pool::run_slot(std::size_t index) {
         s.state() == slot_state::draining) {
         s.transition(slot_state::done);
     }
+    s.thread_ended_.store(true, std::memory_order_release);
 }
 
 void pool::mark_booted() {

@@ -74,6 +74,14 @@ class pool {
     /// (control thread). Idempotent.
     void stop();
 
+    /// The end of a stop whose grace period is over (control thread): refuses new work,
+    /// interrupts the requests still running as a timeout would, and waits up to `limit` for
+    /// every thread to end, then joins them. Returns false, joining none, when a thread is
+    /// still running then: stuck where an interrupt cannot reach (C code that retries on
+    /// EINTR, such as proc_close() waiting for its child). The caller must then leave the
+    /// process without destroying the pool.
+    bool stop_within(std::chrono::milliseconds limit);
+
     /// Hands a request to a slot of `group` or to its queue. On `queued`, `*ticket`
     /// identifies the entry for withdraw().
     submit_result submit(std::size_t group, job request, std::uint64_t* ticket);

@@ -141,6 +141,9 @@ class slot {
     bool has_booted_ = false;         ///< pool mutex: counted for start(): booted once, or settled
     std::uint64_t generation_ = 0;    ///< pool mutex: the group's restart generation at boot
     std::thread thread_;              ///< owned by the pool's control thread
+    /// Set by the slot thread as its last step, read by the control thread to join only
+    /// threads that have ended (pool::stop_within).
+    std::atomic<bool> thread_ended_{false};
 };
 
 }  // namespace spindle::worker

@@ -21,8 +21,8 @@ class slot_runtime {
     virtual ~slot_runtime() = default;
     /// Runs on slot thread `index`; returns when the slot must end.
     virtual void run_thread(std::size_t index, pool& host) = 0;
-    /// Ends the request slot `index` is running, from another thread (a worker restart whose
-    /// grace period ran out). Runtimes that cannot do that ignore it.
+    /// Ends the request slot `index` is running, from another thread (a worker restart or a
+    /// stop whose grace period ran out). Runtimes that cannot do that ignore it.
     virtual void interrupt(std::size_t index) noexcept { (void)index; }
 };
 

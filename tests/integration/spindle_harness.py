@@ -171,6 +171,7 @@ class SpindleServer:
         self.stopped = False
         self.terminated = False
         self.exit_code = None
+        self.expected_exit_code = 0  # after the test's own SIGTERM (terminate())
 
         full_env = {k: v for k, v in os.environ.items() if k not in ("PHPRC", "PHP_INI_SCAN_DIR")}
         full_env.update(env or {})
@@ -370,7 +371,7 @@ class SpindleServer:
         if self.terminated:
             if self.exit_code is None:
                 problems.append("server did not exit after the test's SIGTERM")
-            elif self.exit_code != 0:
+            elif self.exit_code != self.expected_exit_code:
                 problems.append(f"server exited with {self.exit_code} after SIGTERM")
         elif not self.is_alive():
             problems.append(f"server died during the test (exit code {self.proc.returncode})")

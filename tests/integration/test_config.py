@@ -103,6 +103,8 @@ def test_example_caddyfile_is_valid(spindle_binary):
      "worker file missing.php does not exist"),
     (":8080 {\n  root * /nonexistent/spindle\n  php_server\n}\n", 1,
      "document root /nonexistent/spindle is not a readable directory"),
+    (":8080 {\n  root * .\n  root /media/* /nonexistent/spindle\n  php_server\n}\n", 3,
+     "root /nonexistent/spindle for /media/* is not a readable directory"),
     (":8080 {\n  php_server\n}\n:8080 {\n  file_server\n}\n", 4,
      "another site already answers any host on :8080"),
 ])
@@ -418,3 +420,53 @@ http://quiet.test:0 {{
     assert lines[0].startswith('127.0.0.1 "GET /?x=1 HTTP/1.1" 201 ')
     assert lines[1].startswith('127.0.0.1 "GET /a.txt HTTP/1.1" 200 ')
     assert all("logged.test" in line for line in lines)
+
+
+PATH_DUMP = ("<?php echo $_SERVER['SCRIPT_NAME'], ' ', $_SERVER['SCRIPT_FILENAME'], ' ',"
+             " $_SERVER['DOCUMENT_ROOT'];")
+
+
+def test_path_roots_serve_other_directories(spindle_run, tmp_path):
+    # Debian's WordPress layout: code in one tree, /wp-content from another whose links lead
+    # back into the first (Apache: Alias /wp-content /var/lib/wordpress/wp-content).
+    code, data, special = tmp_path / "code", tmp_path / "data", tmp_path / "special"
+    write(code / "index.php", PATH_DUMP)
+    write(code / "wp-content/themes/t/style.css", "theme{}")
+    write(data / "wp-content/uploads/a.txt", "upload")
+    write(data / "wp-content/plugin.php", PATH_DUMP)
+    write(special / "wp-content/special/b.txt", "special")
+    write(tmp_path / "secret/key.txt", "SECRET")
+    (data / "wp-content/themes").mkdir()
+    (data / "wp-content/themes/t").symlink_to(code / "wp-content/themes/t")
+    (data / "wp-content/leak").symlink_to(tmp_path / "secret")
+    server = spindle_run(f"""
+:0 {{
+    bind 127.0.0.1
+    root * {code}
+    root /wp-content/* {data}
+    root /wp-content/special/* {special}
+    php_server
+}}
+""", warmup=None)
+    with server.connect() as conn:
+        upload = conn.request("GET", "/wp-content/uploads/a.txt")
+        assert (upload.status, upload.body) == (200, b"upload")
+        assert upload.header("Content-Type") == "text/plain; charset=utf-8"
+        # The most specific pattern wins, whatever the order of the lines.
+        assert conn.request("GET", "/wp-content/special/b.txt").body == b"special"
+        # Scripts under a path root run with it as DOCUMENT_ROOT.
+        plugin = conn.request("GET", "/wp-content/plugin.php")
+        assert plugin.body == (f"/wp-content/plugin.php {data}/wp-content/plugin.php "
+                               f"{data}").encode()
+        # Matched on the normalised path, like every pattern.
+        assert conn.request("GET", "/x/..%2Fwp-content/uploads/a.txt").body == b"upload"
+        # A link may lead into another root of the site, never elsewhere.
+        assert conn.request("GET", "/wp-content/themes/t/style.css").body == b"theme{}"
+        leak = conn.request("GET", "/wp-content/leak/key.txt")
+        assert leak.status == 404 and b"SECRET" not in leak.body
+        # What a path root lacks is missing there: the front controller is not in it.
+        assert conn.request("GET", "/wp-content/uploads/none.txt").status == 404
+        # Other paths stay with the site's root.
+        front = conn.request("GET", "/some/page")
+        assert front.body == f"/index.php {code}/index.php {code}".encode()
+        assert conn.request("GET", "/uploads/a.txt").body.startswith(b"/index.php ")

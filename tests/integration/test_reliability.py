@@ -3,6 +3,7 @@ answered quickly with 200 or 503 and bounded memory, and a worker that never boo
 for as long as it fails."""
 
 import json
+import os
 import signal
 import socket
 import threading
@@ -15,6 +16,7 @@ from spindle_http import Conn, build_request
 from test_worker import cpu_seconds, rss_kb
 
 HTTP = FIXTURES / "http"
+RUNTIME = FIXTURES / "runtime"
 WORKER = FIXTURES / "worker"
 
 
@@ -182,3 +184,71 @@ def test_upload_that_cannot_be_stored_gets_500(spindle_run, tmp_path):
     assert b"cannot store the request body" in big.body
     after = srv.post("/", b"y" * 1000, content_type="application/octet-stream")
     assert (after.status, after.body) == (200, b"1000")
+
+
+def short_grace_caddyfile(root, worker_file=None):
+    workers = f"worker {worker_file} 1" if worker_file else ""
+    return f"""{{
+    grace_period 1s
+    frankenphp {{
+        num_threads 3
+    }}
+}}
+:0 {{
+    bind 127.0.0.1
+    root * {root}
+    php_server {{
+        {workers}
+    }}
+}}
+"""
+
+
+@pytest.mark.parametrize("case", ["classic", "worker"])
+def test_stop_interrupts_requests_past_the_grace_period(spindle_run, case):
+    # A request stuck in a shutdown function (classic) or in usleep() (worker) is interrupted
+    # when the grace period ends, and the process exits 0 soon after.
+    if case == "classic":
+        srv = spindle_run(short_grace_caddyfile(RUNTIME), warmup=None)
+        target = "/stuck_in_shutdown.php"
+    else:
+        srv = spindle_run(short_grace_caddyfile(WORKER, WORKER / "sleep.php"), warmup=None)
+        target = "/sleep.php?ms=10000"
+    srv.expect_errors(r"Spindle ended this request")
+    with Conn(srv.port, timeout=20) as conn:
+        conn.send(build_request("GET", target))
+        time.sleep(0.5)
+        start = time.monotonic()
+        assert srv.terminate(timeout=15) == 0
+        elapsed = time.monotonic() - start
+    assert 0.8 <= elapsed < 6, f"stopped after {elapsed:.2f}s, grace period 1s"
+    srv.wait_for_log(r"slot \d+: still running a request after the grace period; interrupting")
+    srv.wait_for_log(r"^stopped$")
+
+
+def test_stop_leaves_behind_a_thread_no_interrupt_reaches(spindle_run, tmp_path):
+    # proc_close() waits for its child whatever signal comes: the process does not wait for
+    # that thread past the grace period and a few seconds, and says so.
+    pidfile = tmp_path / "child.pid"
+    srv = spindle_run(short_grace_caddyfile(RUNTIME), warmup=None)
+    srv.expect_errors(r"PHP thread still running", r"stopped with a PHP thread still running")
+    srv.expected_exit_code = 1
+    try:
+        with Conn(srv.port, timeout=30) as conn:
+            conn.send(build_request("GET", f"/wait_for_child.php?seconds=30&pidfile={pidfile}"))
+            deadline = time.monotonic() + 10
+            while not pidfile.exists() or not pidfile.read_text():
+                assert time.monotonic() < deadline, "the script did not start its child"
+                time.sleep(0.05)
+            start = time.monotonic()
+            assert srv.terminate(timeout=20) == 1
+            elapsed = time.monotonic() - start
+        assert 5 <= elapsed < 12, f"exited after {elapsed:.2f}s: grace 1s + 5s for the threads"
+        srv.wait_for_log(r"slot \d+: PHP thread still running 5000 ms after it was interrupted")
+        srv.wait_for_log(r"stopped with a PHP thread still running; exiting without it")
+    finally:
+        if pidfile.exists() and pidfile.read_text():
+            try:
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)
+            except ProcessLookupError:
+                pass

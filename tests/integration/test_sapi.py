@@ -197,6 +197,18 @@ def test_header_functions_and_response_code(spindle):
     assert r.body == b"created\n"
 
 
+def test_date_header_is_sent_once(spindle):
+    srv = spindle("sapi")
+    own = srv.get("/date_header.php")
+    assert own.status == 200, own
+    assert len(own.header_all("Date")) == 1
+    assert own.header("Date").endswith(" GMT")
+    # The script's Date is the only one, as under Go's net/http (FrankenPHP).
+    dated = srv.get("/date_header.php?date=Sun,%2006%20Nov%201994%2008:49:37%20GMT")
+    assert dated.header_all("Date") == ["Sun, 06 Nov 1994 08:49:37 GMT"], dated
+    assert dated.body == b"dated\n"
+
+
 def test_status_line_with_reason_phrase(spindle):
     srv = spindle("sapi")
     r = srv.get("/teapot.php")

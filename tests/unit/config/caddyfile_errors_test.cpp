@@ -417,8 +417,11 @@ TEST(CaddyfileErrors, NamedMatchersAreRefused) {
     EXPECT_EQ(error_of(site("\tphp_server /api/*\n")),
               "Caddyfile:2: php_server: matcher \"/api/*\" is not supported (only * or none: it "
               "applies to the whole site)");
-    EXPECT_EQ(error_of(site("\troot /api/* /srv\n\tphp_server\n")),
-              "Caddyfile:2: root: matcher \"/api/*\" is not supported (only *)");
+    EXPECT_EQ(error_of(site("\troot @api /srv\n\tphp_server\n")),
+              "Caddyfile:2: root: named matchers (@api) are not supported; write a path: root "
+              "/path/* DIR");
+    EXPECT_EQ(error_of(site("\troot /api/* /srv extra\n\tphp_server\n")),
+              "Caddyfile:2: wrong argument count or unexpected line ending after 'extra'");
     EXPECT_EQ(error_of(site("\tphp_server\n\theader /api/* X-A b\n")),
               "Caddyfile:3: header: matcher \"/api/*\" is not supported (only * or none)");
 }

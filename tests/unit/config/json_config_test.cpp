@@ -569,6 +569,17 @@ TEST(JsonConfigErrors, SiteSettings) {
     EXPECT_EQ(error_of(with_site(R"("workers": [{"file": "w.php", "match": ["api/*"]}])")),
               "c.json: /sites/0/workers/0/match/0: path pattern \"api/*\" must start with '/' or "
               "'*'");
+    EXPECT_EQ(error_of(with_site(R"("path_roots": {"match": "/a/*"})")),
+              "c.json: /sites/0/path_roots: must be an array");
+    EXPECT_EQ(error_of(with_site(R"("path_roots": [{"match": "/a/*"}])")),
+              "c.json: /sites/0/path_roots/0: a path root needs \"match\" and \"root\"");
+    EXPECT_EQ(error_of(with_site(R"("path_roots": [{"match": "a/*", "root": "/srv"}])")),
+              "c.json: /sites/0/path_roots/0/match: path pattern \"a/*\" must start with '/' or "
+              "'*'");
+    EXPECT_EQ(error_of(with_site(R"("path_roots": [{"match": "/a/*", "root": ""}])")),
+              "c.json: /sites/0/path_roots/0/root: must name a directory");
+    EXPECT_EQ(error_of(with_site(R"("path_roots": [{"match": "/a/*", "root": "/s", "x": 1}])")),
+              "c.json: /sites/0/path_roots/0/x: unknown setting \"x\"");
     EXPECT_EQ(error_of(with_site(R"("workers": [{"num": 2}])")),
               "c.json: /sites/0/workers/0: a worker needs a \"file\"");
     EXPECT_EQ(error_of(with_site(R"("workers": [{"file": ""}])")),

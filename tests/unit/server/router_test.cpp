@@ -487,6 +487,35 @@ TEST_F(RouterResolve, FollowsSymlinksLeavingTheRootWhenAsked) {
     EXPECT_EQ(follow("/dangling.txt"), front_controller);
 }
 
+TEST_F(RouterResolve, FollowsSymlinksIntoTheSiteOtherRoots) {
+    // A site with `root /x/* base/outside` may serve what its links lead into there, and no
+    // more: www-sibling stays out.
+    router_options options{root_};
+    options.other_roots.push_back((base_ / "outside").string());
+    auto with_other_root = [&](std::string_view path) {
+        return describe(resolve_route(options, path, ""));
+    };
+    EXPECT_EQ(with_other_root("/escape.txt"), "static /escape.txt");
+    EXPECT_EQ(with_other_root("/escdir/secret.txt"), "static /escdir/secret.txt");
+    EXPECT_EQ(with_other_root("/escape.php"), "php /escape.php");
+    EXPECT_EQ(with_other_root("/sibling.txt"), front_controller);
+}
+
+TEST_F(RouterResolve, SelectsTheFirstMatchingPathRouter) {
+    const router_options site{root_};
+    std::vector<path_router> routers{{"/sub/deep/*", router_options{bare_}},
+                                     {"/sub/*", router_options{(base_ / "outside").string()}}};
+    EXPECT_EQ(&select_router(routers, site, "/sub/deep/x"), &routers[0].options);
+    EXPECT_EQ(&select_router(routers, site, "/sub/x.txt"), &routers[1].options);
+    // Patterns see the normalised path.
+    EXPECT_EQ(&select_router(routers, site, "/a/../sub/x"), &routers[1].options);
+    EXPECT_EQ(&select_router(routers, site, "/SUB/%2e/x"), &routers[1].options);
+    EXPECT_EQ(&select_router(routers, site, "/subway"), &site);
+    EXPECT_EQ(&select_router(routers, site, "/"), &site);
+    EXPECT_EQ(&select_router(routers, site, "/../sub/x"), &site);
+    EXPECT_EQ(&select_router({}, site, "/sub/x"), &site);
+}
+
 TEST_F(RouterResolve, FollowsSymlinksInsideTheRoot) {
     // The file keeps the requested name, so its Content-Type follows the URL.
     EXPECT_EQ(resolve("/inside.txt"), "static /inside.txt");
