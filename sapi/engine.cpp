@@ -193,6 +193,7 @@ void bind_request(slot_context& ctx, request& req) noexcept {
     // An interrupt meant for the previous request must not end this one.
     interrupt_requested[ctx.index].store(false, std::memory_order_release);
     ctx.req = &req;
+    req.slot = ctx.index;
     ctx.finished = false;
     collect_cookies(req, ctx.cookies);
 

@@ -75,8 +75,11 @@ struct request {
     std::string content_type;          ///< "" if none
     std::uint64_t content_length = 0;  ///< exact body size (bodies are received whole)
     double start_time = 0;             ///< seconds since the epoch when the request line arrived
-    body_source* body = nullptr;       ///< never null while the request runs
-    output_sink* sink = nullptr;       ///< never null while the request runs
+    /// The slot that runs it, written by that slot's thread when it takes the request; the
+    /// front end reads it after the response (access log). npos until then.
+    std::size_t slot = static_cast<std::size_t>(-1);
+    body_source* body = nullptr;  ///< never null while the request runs
+    output_sink* sink = nullptr;  ///< never null while the request runs
 };
 
 }  // namespace spindle::sapi

@@ -936,11 +936,17 @@ void http_session::log_access(std::string_view outcome) {
     }
     const auto& req = parser_->get();
     static const std::shared_ptr<spdlog::logger> access = spdlog::get("access");
-    access->info("{} \"{} {}{}{} HTTP/1.{}\" {} {} {:.3f}ms {} req={}{}{}", remote_addr_,
+    // The PHP slot that ran the request; "-" for what the I/O thread answered itself. The
+    // slot thread wrote it before posting the response that led here.
+    std::string slot = "-";
+    if (exchange_ && exchange_->request.slot != static_cast<std::size_t>(-1)) {
+        slot = std::to_string(exchange_->request.slot);
+    }
+    access->info("{} \"{} {}{}{} HTTP/1.{}\" {} {} {:.3f}ms {} req={} slot={}{}{}", remote_addr_,
                  std::string_view(req.method_string()), target_path_,
                  target_query_.empty() ? "" : "?", target_query_, req.version() % 10,
                  response_status_, response_bytes_, (now_seconds() - request_start_) * 1000,
-                 site_->name, request_id_, outcome.empty() ? "" : " ", outcome);
+                 site_->name, request_id_, slot, outcome.empty() ? "" : " ", outcome);
 }
 
 void http_session::finish_response(bool keep_alive) {

@@ -3,6 +3,7 @@ sites in one process, env layers, header/respond rules, worker match, php.ini se
 configuration errors that stop the start with file:line before anything is served."""
 
 import json
+import re
 import socket
 import subprocess
 from pathlib import Path
@@ -420,6 +421,12 @@ http://quiet.test:0 {{
     assert lines[0].startswith('127.0.0.1 "GET /?x=1 HTTP/1.1" 201 ')
     assert lines[1].startswith('127.0.0.1 "GET /a.txt HTTP/1.1" 200 ')
     assert all("logged.test" in line for line in lines)
+    # method, path, status, bytes, duration, site, request id, and the PHP slot that ran it
+    # ("-": a static file, answered by the I/O thread).
+    php_line = re.fullmatch(r'127\.0\.0\.1 "GET /\?x=1 HTTP/1\.1" 201 (\d+) ([\d.]+)ms '
+                            r'logged\.test req=(\d+) slot=(\d+)', lines[0])
+    assert php_line and int(php_line.group(1)) > 0, lines[0]
+    assert re.search(r" slot=-$", lines[1]), lines[1]
 
 
 PATH_DUMP = ("<?php echo $_SERVER['SCRIPT_NAME'], ' ', $_SERVER['SCRIPT_FILENAME'], ' ',"
