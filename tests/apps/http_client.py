@@ -9,37 +9,9 @@ import uuid
 from email.utils import parsedate_to_datetime
 from urllib.parse import urlencode, urljoin, urlsplit
 
+from app_client import Response
+
 DEFAULT_TIMEOUT = 30.0
-
-
-class Response:
-    def __init__(self, status, headers, body, url):
-        self.status = status
-        self.headers = headers  # list of (name, value), in order
-        self.body = body
-        self.url = url
-
-    def header(self, name, default=None):
-        lowered = name.lower()
-        for key, value in self.headers:
-            if key.lower() == lowered:
-                return value
-        return default
-
-    def header_all(self, name):
-        lowered = name.lower()
-        return [value for key, value in self.headers if key.lower() == lowered]
-
-    @property
-    def text(self):
-        return self.body.decode("utf-8", "replace")
-
-    def json(self):
-        return json.loads(self.body)
-
-    def __repr__(self):
-        return (f"<Response {self.status} {self.url} headers={self.headers!r} "
-                f"body[{len(self.body)}]={self.body[:400]!r}>")
 
 
 class Cookie:
@@ -201,8 +173,8 @@ class Client:
                     raise
         if raw.will_close:
             self.close()
-        response = Response(raw.status, raw.getheaders(), data,
-                            f"http://{self.host}{target}")
+        response = Response(f"http://{self.host}{target}", raw.status, raw.reason,
+                            raw.getheaders(), data)
         self.store_cookies(response, path)
         return response
 
