@@ -365,6 +365,7 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
     assert done["state"] == "ready"
 
 
+@pytest.mark.zend_allocator
 def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
     # One classic thread: both classic requests land on it.
     srv = spindle(HTTP, *ADMIN, "--threads", "1") if mode == "classic" else spindle(HTTP, *ADMIN)
