@@ -63,6 +63,10 @@ run_thread() {
 case $kind in
   address) run_address ;;
   thread) run_thread ;;
-  all) run_address && run_thread ;;
+  all)
+    # Two plain calls: in an && list set -e would not stop at a failing test run.
+    run_address
+    run_thread
+    ;;
   *) echo "usage: scripts/sanitize.sh [address|thread|all]" >&2; exit 2 ;;
 esac

@@ -87,9 +87,10 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
-        "zend_allocator: measures PHP's own memory manager (memory_limit, RSS), which the "
-        "sanitizer run replaces with malloc (USE_ZEND_ALLOC=0); scripts/sanitize.sh leaves "
-        "these out",
+        "zend_allocator: measures PHP's own memory manager (memory_limit, memory figures) or "
+        "the process's RSS, which the sanitizer run changes (USE_ZEND_ALLOC=0 replaces the "
+        "manager with malloc, ASan's quarantine holds freed memory); scripts/sanitize.sh "
+        "leaves these out",
     )
 
 

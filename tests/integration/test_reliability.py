@@ -107,6 +107,7 @@ def test_overload_gets_200_or_503_quickly_and_memory_stays_bounded(spindle):
     assert (response.status, response.body) == (200, b"slept 1 ms\n")
 
 
+@pytest.mark.zend_allocator
 def test_never_booting_worker_stays_cheap(spindle_run, tmp_path):
     (tmp_path / "www").mkdir()
     (tmp_path / "www" / "index.php").write_text("<?php echo 'classic';")
