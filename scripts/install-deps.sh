@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # Installs every Debian package Spindle needs to build PHP, build itself and
 # run its tests. Idempotent: a second run only checks what is installed.
+#   scripts/install-deps.sh        the build and the tests (scripts/setup.sh)
+#   scripts/install-deps.sh apps   the Debian-packaged PHP applications that tests/apps drives
+#                                  end to end, and the MariaDB server WordPress needs; their
+#                                  files are served by Spindle's own libphp (Debian's php8.2
+#                                  packages come along as dependencies and are never loaded)
 set -euo pipefail
 
-packages=(
+build_packages=(
   # toolchain
   build-essential cmake pkg-config autoconf bison re2c dpkg-dev git clang-format
   # fuzzing (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes come with clang's rt
@@ -25,6 +30,20 @@ packages=(
   chromium chromium-driver python3-selenium
 )
 
+app_packages=(
+  dokuwiki adminer mediawiki
+  wordpress wordpress-theme-twentytwentythree mariadb-server
+  php-symfony-http-kernel php-symfony-http-foundation php-symfony-routing
+  php-symfony-event-dispatcher php-symfony-error-handler php-twig
+  php-symfony-security-csrf
+)
+
+case ${1:-build} in
+  build) packages=("${build_packages[@]}") ;;
+  apps) packages=("${app_packages[@]}") ;;
+  *) echo "usage: scripts/install-deps.sh [build|apps]" >&2; exit 2 ;;
+esac
+
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -39,5 +58,15 @@ fi
 
 echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Keep maintainer scripts from starting daemons (haproxy, MariaDB, a web server pulled in by
+# php8.2): the tests start what they need on 127.0.0.1.
+policy=/usr/sbin/policy-rc.d
+created_policy=0
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\nexit 101\n' >"$policy"
+  chmod +x "$policy"
+  created_policy=1
+fi
+trap 'if ((created_policy)); then rm -f "$policy"; fi' EXIT
 apt-get update -q >&2
 apt-get install -y -q --no-install-recommends "${missing[@]}" >&2

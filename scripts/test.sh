@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CMAKE_ARGS="-DSPINDLE_WERROR=ON ${CMAKE_ARGS:-}" scripts/setup.sh
-scripts/install-app-deps.sh
+scripts/install-deps.sh apps
 scripts/check-format.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2
 scripts/check-docker.sh

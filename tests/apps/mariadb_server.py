@@ -29,7 +29,7 @@ def find_program(*names):
         found = shutil.which(name)
         if found:
             return found
-    raise AssertionError(f"none of {names} is installed (scripts/install-app-deps.sh installs "
+    raise AssertionError(f"none of {names} is installed (scripts/install-deps.sh apps installs "
                          "mariadb-server)")
 
 

@@ -31,7 +31,7 @@ class WordPressSite:
     def create(self):
         if not (WORDPRESS / "wp-settings.php").is_file():
             raise AssertionError("Debian's wordpress package is not installed "
-                                 "(scripts/install-app-deps.sh)")
+                                 "(scripts/install-deps.sh apps)")
         (self.content / "themes").mkdir(parents=True)
         (self.content / "plugins").mkdir()
         (self.content / "uploads").mkdir()
