@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 
 import spindle_harness  # noqa: E402
 from spindle_harness import *  # noqa: E402,F401,F403
-from spindle_harness import SpindleServer, check_servers, without_default_admin  # noqa: E402
+from spindle_harness import check_servers, start_config_server  # noqa: E402
 
 
 def pytest_addoption(parser):
@@ -57,15 +57,8 @@ def app_server(request, spindle_binary):
     servers = []
 
     def start(text, directory, env=None, warmup="/"):
-        path = Path(directory) / "Caddyfile"
-        path.write_text(without_default_admin(text, path.name))
-        server = SpindleServer(spindle_binary, Path(directory), [], env, None,
-                               command=["run", "--config", str(path)])
-        servers.append(server)
-        server.wait_ready()
-        if warmup is not None:
-            server.warm_up(warmup)
-        return server
+        return start_config_server(spindle_binary, servers, Path(directory) / "Caddyfile", text,
+                                   directory, env=env, warmup=warmup)
 
     yield start
     check_servers(request, servers)

@@ -460,18 +460,25 @@ def spindle_run(request, spindle_binary, tmp_path):
     servers = []
 
     def start(text, name="Caddyfile", env=None, cwd=None, warmup="/", wrapper=()):
-        path = tmp_path / name
-        path.write_text(without_default_admin(text, name))
-        server = SpindleServer(spindle_binary, Path(cwd or tmp_path), [], env, None,
-                               command=["run", "--config", str(path)], wrapper=wrapper)
-        servers.append(server)
-        server.wait_ready()
-        if warmup is not None:
-            server.warm_up(warmup)
-        return server
+        return start_config_server(spindle_binary, servers, tmp_path / name, text,
+                                   cwd or tmp_path, env=env, warmup=warmup, wrapper=wrapper)
 
     yield start
     check_servers(request, servers)
+
+
+def start_config_server(binary, servers, path, text, cwd, env=None, warmup="/", wrapper=()):
+    """Writes `text` to `path` (admin endpoint off unless it sets one), starts `spindle run
+    --config` on it in `cwd`, appends it to `servers` (for check_servers) and returns it ready."""
+    path = Path(path)
+    path.write_text(without_default_admin(text, path.name))
+    server = SpindleServer(binary, Path(cwd), [], env, None,
+                           command=["run", "--config", str(path)], wrapper=wrapper)
+    servers.append(server)
+    server.wait_ready()
+    if warmup is not None:
+        server.warm_up(warmup)
+    return server
 
 
 def without_default_admin(text, name):
