@@ -26,7 +26,8 @@ spdlog::level::level_enum slog_level(long long level) noexcept {
 
 void log_with_fields(spdlog::level::level_enum level, std::string_view message,
                      std::string_view fields) {
-    const std::shared_ptr<spdlog::logger> logger = spdlog::get("php");
+    // Looked up once: spdlog::get() locks the registry, and scripts may log in a loop.
+    static const std::shared_ptr<spdlog::logger> logger = spdlog::get("php");
     if (!logger->should_log(level)) {
         return;
     }
