@@ -2,11 +2,11 @@
 # A quick look at throughput: hello world in classic and worker mode, wrk -t1 -c32 on
 # 127.0.0.1, each after a warm-up. The full comparison against nginx + php-fpm comes with
 # the benchmark issue; this is the figure quoted in issue notes.
-#   bench/quick.sh [DURATION]      (default 10s; needs build/spindle and wrk)
+#   bench/quick.sh [DURATION]      (default 10s; SPINDLE_BIN, default build/spindle; needs wrk)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-10s}
-binary=build/spindle
+binary=${SPINDLE_BIN:-build/spindle}
 [[ -x $binary ]] || { echo "quick: build first (scripts/setup.sh)" >&2; exit 1; }
 command -v wrk >/dev/null || { echo "quick: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 
