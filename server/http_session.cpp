@@ -74,7 +74,8 @@ http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
       tls_(std::move(tls)),
       sites_(sites),
       buffer_(context.config.limits.max_header_size + read_buffer_slack),
-      queue_timer_(stream_.get_executor()) {
+      queue_timer_(stream_.get_executor()),
+      idle_timer_(stream_.get_executor()) {
     context_.connections.fetch_add(1, std::memory_order_relaxed);
     beast::error_code ec;
     auto remote = stream_.socket().remote_endpoint(ec);
@@ -759,14 +760,22 @@ void http_session::dispatch_php(const route& r) {
             break;
         }
     }
+    // The PHP thread may send a complete response itself (php_exchange), and the next request
+    // then wakes this strand. Not when one is already buffered here (pipelining): nothing
+    // would. The access log needs this strand's view of the request, so with it on, every
+    // byte comes here too.
+    const bool direct = !stream_.is_tls() && !site_->access_log && buffer_.size() == 0;
+    if (direct) {
+        exchange->allow_direct_write(stream_.socket().native_handle(), context_, request_clock_);
+    }
     worker::job job(exchange, &exchange->request);
     switch (context_.pool.submit(queue_group_, std::move(job), &queue_ticket_)) {
-        case worker::submit_result::assigned: watch_for_disconnect(); return;
+        case worker::submit_result::assigned: watch_for_disconnect(direct); return;
         case worker::submit_result::queued:
             queue_timer_.expires_after(context_.config.max_wait_time);
             queue_timer_.async_wait(
                 beast::bind_front_handler(&http_session::on_queue_timeout, shared_from_this()));
-            watch_for_disconnect();
+            watch_for_disconnect(direct);
             return;
         case worker::submit_result::rejected:
             context_.metrics.record_rejection(rejection::queue_full);
@@ -789,43 +798,105 @@ void http_session::on_queue_timeout(beast::error_code ec) {
             "max_wait_time if this persists",
             request_id_, context_.config.max_wait_time.count());
         context_.metrics.record_rejection(rejection::timeout);
-        exchange_->abort();
-        exchange_.reset();
+        drop_exchange();
         ++watch_generation_;
+        idle_timer_.cancel();
         respond(503, "every PHP thread stayed busy; retry shortly", keep_alive_,
                 "Retry-After: 1\r\n");
     }
 }
 
-void http_session::watch_for_disconnect() {
+void http_session::watch_for_disconnect(bool direct) {
     // While PHP runs nothing is read; a readable socket then means either the next pipelined
-    // request or the client leaving. MSG_PEEK tells which without consuming anything.
+    // request or the client leaving. MSG_PEEK tells which without consuming anything. After a
+    // direct write it is the next request, or the client leaving, or, without the idle timer,
+    // nothing ever.
     auto generation = ++watch_generation_;
     stream_.socket().async_wait(net::ip::tcp::socket::wait_read,
                                 [self = shared_from_this(), generation](beast::error_code ec) {
                                     self->on_disconnect_watch(ec, generation);
                                 });
+    if (direct) {
+        idle_timer_.expires_after(context_.config.limits.idle_timeout);
+        idle_timer_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
+            self->on_direct_idle(ec, generation);
+        });
+    }
 }
 
 void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t generation) {
     if (generation != watch_generation_ || !exchange_ || ec == net::error::operation_aborted) {
         return;
     }
+    if (exchange_->stop_watching()) {
+        // The PHP thread wrote the response itself; this is the next request or the client
+        // leaving, which the next read tells.
+        finish_direct_response();
+        return;
+    }
     char byte;
     ssize_t n = ::recv(stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || ec) {
         log()->debug("[req {}] client disconnected while PHP was running", request_id_);
-        exchange_->abort();
         if (context_.pool.withdraw(queue_group_, queue_ticket_)) {
             queue_timer_.cancel();
         }
-        exchange_.reset();
+        drop_exchange();
         do_close();
     }
     // n > 0: pipelined data; it waits in the socket until this response is done.
 }
 
-void http_session::deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive) {
+void http_session::on_direct_idle(beast::error_code ec, std::uint64_t generation) {
+    if (ec || generation != watch_generation_ || !exchange_) {
+        return;
+    }
+    auto wait = context_.config.limits.idle_timeout;
+    if (const auto completed = exchange_->direct_completion()) {
+        const auto idle = std::chrono::steady_clock::now() - *completed;
+        if (idle >= wait) {
+            // Keep-alive idle timeout, as do_wait_request() would have had it.
+            drop_exchange();
+            do_close();
+            return;
+        }
+        wait = std::chrono::duration_cast<std::chrono::milliseconds>(wait - idle) +
+               std::chrono::milliseconds(1);
+    }
+    // Still running (or idle for less than the timeout): look again then.
+    idle_timer_.expires_after(wait);
+    idle_timer_.async_wait([self = shared_from_this(), generation](beast::error_code e) {
+        self->on_direct_idle(e, generation);
+    });
+}
+
+void http_session::on_direct_completion(const php_exchange* exchange) {
+    if (!closed_ && exchange_.get() == exchange) {
+        finish_direct_response();
+    }
+}
+
+void http_session::finish_direct_response() {
+    // The PHP thread already counted the response (metrics, active_responses).
+    in_response_ = false;
+    exchange_.reset();
+    ++watch_generation_;
+    idle_timer_.cancel();
+    do_wait_request();
+}
+
+void http_session::drop_exchange() {
+    if (!exchange_) {
+        return;
+    }
+    if (exchange_->abort()) {
+        in_response_ = false;  // written and counted by the PHP thread
+    }
+    exchange_.reset();
+}
+
+void http_session::deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive,
+                           int status) {
     if (closed_) {
         if (exchange_) {
             exchange_->abort();
@@ -833,6 +904,9 @@ void http_session::deliver(std::string bytes, std::size_t accounted, bool last, 
         return;
     }
     queue_timer_.cancel();
+    if (status != 0) {
+        response_status_ = status;
+    }
     queue({std::move(bytes), accounted, last, keep_alive});
 }
 
@@ -909,10 +983,7 @@ void http_session::on_write(beast::error_code ec, std::size_t bytes) {
     }
     if (ec) {
         log_access("aborted");
-        if (exchange_) {
-            exchange_->abort();
-            exchange_.reset();
-        }
+        drop_exchange();
         do_close();
         return;
     }
@@ -960,6 +1031,7 @@ void http_session::finish_response(bool keep_alive) {
     if (exchange_) {
         exchange_.reset();
         ++watch_generation_;
+        idle_timer_.cancel();
         // Stop the disconnect watch before reading the next request from this socket.
         beast::error_code ignored;
         stream_.socket().cancel(ignored);
@@ -1010,10 +1082,9 @@ void http_session::do_close() {
         return;
     }
     closed_ = true;
-    if (exchange_) {
-        exchange_->abort();
-        exchange_.reset();
-    }
+    // Before the socket closes: a PHP thread may be writing to it directly (php_exchange).
+    drop_exchange();
+    idle_timer_.cancel();
     if (in_response_) {
         in_response_ = false;
         context_.active_responses.fetch_sub(1, std::memory_order_relaxed);

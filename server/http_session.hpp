@@ -26,7 +26,8 @@ class php_exchange;
 class tls_certificates;
 
 /// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
-/// strand (the executor of stream_); PHP threads reach it only through deliver(), posted there.
+/// strand (the executor of stream_); PHP threads reach it only through deliver() and
+/// on_direct_completion(), posted there, and through the direct write of php_exchange.
 ///
 /// The protocol as a state machine:
 ///   [TLS listener: detect_tls -> handshake, or a plain request answered 308/400 and closed]
@@ -48,8 +49,12 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void start();
 
     /// Bytes of a PHP response, in order; `accounted` is reported back to the exchange once
-    /// written; `last` ends the response. Posted by the PHP thread's exchange.
-    void deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive);
+    /// written; `last` ends the response; `status`, when not 0, is the response's status
+    /// (its head was sent directly). Posted by the PHP thread's exchange.
+    void deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive, int status);
+    /// The PHP thread wrote `exchange`'s whole response itself while the session was not
+    /// watching the socket. Posted by that thread.
+    void on_direct_completion(const php_exchange* exchange);
 
     /// The strand every member runs on.
     boost::asio::any_io_executor executor() { return stream_.get_executor(); }
@@ -85,8 +90,16 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void redirect_to_https(std::uint16_t port, bool keep_alive);
     void dispatch_php(const route& r);
     void on_queue_timeout(boost::beast::error_code ec);
-    void watch_for_disconnect();
+    /// Watches the socket while PHP runs; `direct`: the PHP thread may write the response
+    /// itself, so also keep the keep-alive idle timeout.
+    void watch_for_disconnect(bool direct);
     void on_disconnect_watch(boost::beast::error_code ec, std::uint64_t generation);
+    /// A directly written response ended a while ago: keep-alive idle timeout, or check again.
+    void on_direct_idle(boost::beast::error_code ec, std::uint64_t generation);
+    /// The PHP thread wrote the whole response itself: on to the next request.
+    void finish_direct_response();
+    /// Fails the PHP side and lets the exchange go.
+    void drop_exchange();
 
     /// A complete short response (errors, redirects, 304), then keep-alive or close.
     void respond(int status, std::string_view body, bool keep_alive,
@@ -142,6 +155,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     std::uint64_t queue_ticket_ = 0;
     std::size_t queue_group_ = 0;  ///< pool group the request went to
     std::uint64_t watch_generation_ = 0;
+    /// Keep-alive idle timeout after a response the PHP thread wrote itself.
+    boost::asio::steady_timer idle_timer_;
 
     // Static file streaming.
     int file_fd_ = -1;

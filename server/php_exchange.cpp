@@ -1,13 +1,17 @@
 #include "server/php_exchange.hpp"
 
+#include <sys/socket.h>
+
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <cerrno>
 #include <charconv>
 #include <cstring>
 
 #include <spdlog/spdlog.h>
 
 #include "server/header_rules.hpp"
+#include "server/http_context.hpp"
 #include "server/http_date.hpp"
 #include "server/http_session.hpp"
 #include "server/status_text.hpp"
@@ -186,7 +190,53 @@ void php_exchange::finish(bool script_failed) noexcept {
     // The compressor's state goes back to this thread's block cache for its next response,
     // not to whichever thread drops the exchange.
     encoder_.reset();
+    if (direct_fd_ >= 0 && !posted_ && client_keep_alive_) {
+        const std::size_t whole = bytes.size();
+        if (write_directly(bytes)) {
+            return;
+        }
+        if (bytes.size() < whole) {
+            // The head went out directly: the strand cannot read the status from its bytes.
+            post(std::move(bytes), true, status_);
+            return;
+        }
+    }
     post(std::move(bytes), true);
+}
+
+bool php_exchange::write_directly(std::string& bytes) {
+    bool notify = false;
+    std::chrono::steady_clock::time_point now;
+    {
+        std::lock_guard lock(mutex_);
+        if (aborted_.load(std::memory_order_relaxed)) {
+            return true;  // the client is gone: nothing is owed to anyone
+        }
+        ssize_t n = 0;
+        do {
+            n = ::send(direct_fd_, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+        } while (n < 0 && errno == EINTR);
+        if (n < static_cast<ssize_t>(bytes.size())) {
+            // A full socket buffer or an error: the strand writes the rest, or meets the
+            // error itself and closes, as for any response.
+            if (n > 0) {
+                bytes.erase(0, static_cast<std::size_t>(n));
+            }
+            return false;
+        }
+        now = std::chrono::steady_clock::now();
+        completed_directly_ = now;
+        notify = strand_needs_notice_;
+    }
+    // What the session's finish_response() would count; the session skips it for this one.
+    context_->metrics.record_response(status_, now - request_clock_);
+    context_->active_responses.fetch_sub(1, std::memory_order_relaxed);
+    if (notify) {
+        boost::asio::post(session_->executor(), [session = session_, exchange = this] {
+            session->on_direct_completion(exchange);
+        });
+    }
+    return true;
 }
 
 bool php_exchange::is_aborted() const noexcept {
@@ -368,7 +418,7 @@ void php_exchange::frame_wire(std::string_view wire, std::string& out) {
     }
 }
 
-bool php_exchange::post(std::string bytes, bool last) {
+bool php_exchange::post(std::string bytes, bool last, int status) {
     std::size_t size = bytes.size();
     {
         std::unique_lock lock(mutex_);
@@ -380,12 +430,32 @@ bool php_exchange::post(std::string bytes, bool last) {
         }
         in_flight_ += size;
     }
+    posted_ = true;
     bool keep_alive = client_keep_alive_;
     boost::asio::post(session_->executor(), [session = session_, bytes = std::move(bytes), size,
-                                             last, keep_alive]() mutable {
-        session->deliver(std::move(bytes), size, last, keep_alive);
+                                             last, keep_alive, status]() mutable {
+        session->deliver(std::move(bytes), size, last, keep_alive, status);
     });
     return true;
+}
+
+void php_exchange::allow_direct_write(
+    int fd, http_context& context, std::chrono::steady_clock::time_point request_clock) noexcept {
+    direct_fd_ = fd;
+    context_ = &context;
+    request_clock_ = request_clock;
+}
+
+bool php_exchange::stop_watching() noexcept {
+    std::lock_guard lock(mutex_);
+    strand_needs_notice_ = !completed_directly_;
+    return completed_directly_.has_value();
+}
+
+std::optional<std::chrono::steady_clock::time_point> php_exchange::direct_completion()
+    const noexcept {
+    std::lock_guard lock(mutex_);
+    return completed_directly_;
 }
 
 void php_exchange::on_written(std::size_t bytes) noexcept {
@@ -396,12 +466,15 @@ void php_exchange::on_written(std::size_t bytes) noexcept {
     drained_.notify_one();
 }
 
-void php_exchange::abort() noexcept {
+bool php_exchange::abort() noexcept {
+    bool completed = false;
     {
         std::lock_guard lock(mutex_);
         aborted_.store(true, std::memory_order_release);
+        completed = completed_directly_.has_value();
     }
     drained_.notify_all();
+    return completed;
 }
 
 }  // namespace spindle::server

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -19,6 +20,7 @@
 namespace spindle::server {
 
 class http_session;
+struct http_context;
 
 /// One PHP request in flight: the request as plain data, its body, and the response framing.
 ///
@@ -33,6 +35,14 @@ class http_session;
 /// off the I/O threads): the coding is chosen once, when the head is committed, from the
 /// status, the headers the script set and the client's Accept-Encoding; a flush() flushes the
 /// compressor too, so streamed output still arrives as it is produced.
+///
+/// Direct write: a response that is complete when the script ends (the usual small page) is
+/// sent by the PHP thread itself, with one non-blocking send() on the plain TCP socket, when
+/// the session allowed it. That saves the hop back to the I/O thread, which is woken only by
+/// the client's next request, as it would be anyway. The session learns of it from
+/// stop_watching() or, if it was no longer watching the socket, from a posted notice. The
+/// socket stays valid meanwhile: the session calls abort(), under the same mutex, before it
+/// closes it.
 class php_exchange final : public sapi::output_sink {
   public:
     /// Buffered body bytes before the response is committed to chunked streaming.
@@ -59,10 +69,22 @@ class php_exchange final : public sapi::output_sink {
     void finish(bool script_failed) noexcept override;
     bool is_aborted() const noexcept override;
 
+    /// Lets the PHP thread send a complete response itself on the plain TCP socket `fd`, then
+    /// count it in `context` as the session would (I/O strand, before dispatch).
+    void allow_direct_write(int fd, http_context& context,
+                            std::chrono::steady_clock::time_point request_clock) noexcept;
+    /// The socket became readable or the idle check ran: true if the PHP thread has already
+    /// written the whole response itself; else it will post a notice when it does (I/O
+    /// strand).
+    bool stop_watching() noexcept;
+    /// When the PHP thread finished writing the whole response itself, if it did (I/O strand).
+    std::optional<std::chrono::steady_clock::time_point> direct_completion() const noexcept;
+
     /// `bytes` of what this exchange posted were written to the socket (I/O strand).
     void on_written(std::size_t bytes) noexcept;
-    /// The client is gone: wake and fail the PHP side (I/O strand).
-    void abort() noexcept;
+    /// The client is gone: wake and fail the PHP side (I/O strand). Returns true if the PHP
+    /// thread had already written the whole response itself (and counted it).
+    bool abort() noexcept;
 
   private:
     /// Reads the head the script set (its Content-Length, what compression needs) and chooses
@@ -81,8 +103,12 @@ class php_exchange final : public sapi::output_sink {
     std::string compress(std::string_view data, encode::encode_step step);
     /// Appends bytes as they go on the wire: one chunk, or as they are.
     void frame_wire(std::string_view wire, std::string& out);
-    /// Hands bytes to the strand, blocking first while too much is in flight.
-    bool post(std::string bytes, bool last);
+    /// Hands bytes to the strand, blocking first while too much is in flight. `status`, when
+    /// not 0, is the final status of a response whose head was already sent directly.
+    bool post(std::string bytes, bool last, int status = 0);
+    /// Tries to send the complete response in `bytes` on the socket now; true if it all went.
+    /// On a partial send, `bytes` keeps what is left for the strand.
+    bool write_directly(std::string& bytes);
 
     std::shared_ptr<http_session> session_;
     const bool is_head_;
@@ -105,11 +131,20 @@ class php_exchange final : public sapi::output_sink {
     bool is_negotiable_ = false;  ///< the coding depended on Accept-Encoding: send Vary
     std::unique_ptr<encode::content_encoder> encoder_;  ///< the chosen coding; null: identity
     bool encoder_failed_ = false;  ///< the compressor failed: the body ends where it stopped
+    bool posted_ = false;          ///< bytes went to the strand: the strand writes the rest
+
+    // Set by allow_direct_write() before dispatch, then read by the PHP thread.
+    int direct_fd_ = -1;  ///< -1: every byte goes through the strand
+    http_context* context_ = nullptr;
+    std::chrono::steady_clock::time_point request_clock_;
 
     // Shared between the PHP thread and the strand.
     mutable std::mutex mutex_;
     std::condition_variable drained_;
     std::size_t in_flight_ = 0;  ///< mutex_
+    /// mutex_: when the PHP thread wrote the whole response itself.
+    std::optional<std::chrono::steady_clock::time_point> completed_directly_;
+    bool strand_needs_notice_ = false;  ///< mutex_: the session no longer watches the socket
     std::atomic<bool> aborted_{false};
 };
 

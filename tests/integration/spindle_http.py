@@ -113,10 +113,21 @@ def multipart(fields, files, boundary="----spindle-test-boundary-7MA4YWxkTrZu0gW
 class Conn:
     """One client connection with its own read buffer."""
 
-    def __init__(self, port, timeout=DEFAULT_TIMEOUT, host_header=None):
+    def __init__(self, port, timeout=DEFAULT_TIMEOUT, host_header=None, narrow=False):
         self.port = port
         self.host_header = host_header or f"127.0.0.1:{port}"
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        if not narrow:
+            self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+        else:
+            # A connection as narrow as a slow real network's: small segments and a small
+            # receive window, so the server's socket buffer fills after tens of KB (on loopback
+            # its 64 KB segments would make it megabytes). Set before connecting: both are
+            # agreed at the handshake.
+            self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+            self.sock.settimeout(timeout)
+            self.sock.connect(("127.0.0.1", port))
         self.sock.settimeout(timeout)
         self.buffer = b""
         self.closed = False

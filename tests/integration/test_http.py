@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from spindle_http import ConnectionClosed, build_request, chunked
+from spindle_http import Conn, ConnectionClosed, build_request, chunked
 
 INDEX_BODY = b"hello from index\n"
 
@@ -97,6 +97,22 @@ def test_pipelined_requests_answered_in_order(spindle):
     assert second.status == 200, second
     assert second.json()["head"] == "pipelined body"
     assert third.status == 200 and third.body == b"third\n" * 50, third
+
+
+def test_response_beyond_the_client_window_arrives_whole(spindle):
+    # A complete response goes out from the PHP thread in one send() when the socket takes it
+    # all; on a narrow connection whose client reads late the socket takes part of it, and the
+    # I/O thread must finish the rest, with nothing lost, repeated or reordered.
+    srv = spindle("http")
+    expected = b"".join(b"%07d\n" % i for i in range(7000))
+    with Conn(srv.port, narrow=True) as conn:
+        for _ in range(2):
+            conn.send(build_request("GET", "/sized.php?lines=7000"))
+            time.sleep(0.3)
+            r = conn.read_response()
+            assert r.status == 200 and r.header("content-length") == str(len(expected)), r
+            assert r.body == expected
+        assert conn.request("GET", "/echo_id.php?id=after").body == b"after\n" * 50
 
 
 def test_pipelined_static_and_php(spindle):
