@@ -199,7 +199,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.worker_restart_grace = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.worker_restart_grace); }},
-    {"io-threads", '\0', "N", "I/O threads (default: CPU cores)",
+    {"io-threads", '\0', "N", "I/O threads (default: half the CPU cores)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);
      },
