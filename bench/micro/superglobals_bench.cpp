@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
     options opts = take_options(argc, argv);
     // The engine logs through these loggers; only warnings and errors are shown.
     auto log = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-    for (const char* name : {"sapi", "php"}) {
+    for (const char* name : {"sapi", "php", "worker"}) {
         auto logger = std::make_shared<spdlog::logger>(name, log);
         logger->set_level(spdlog::level::warn);
         spdlog::register_logger(logger);
