@@ -66,7 +66,7 @@ void pool::stop() {
         g->stopping = true;
     }
     for (auto& s : slots_) {
-        s->wakeup_.notify_all();
+        s->wakeup_.post();
     }
     for (auto& s : slots_) {
         if (s->thread_.joinable()) {
@@ -81,7 +81,7 @@ bool pool::stop_within(std::chrono::milliseconds limit) {
         g->stopping = true;
     }
     for (std::size_t i = 0; i < slots_.size(); ++i) {
-        slots_[i]->wakeup_.notify_all();
+        slots_[i]->wakeup_.post();
         if (slots_[i]->state() == slot_state::busy) {
             spdlog::get("worker")->warn(
                 "slot {}: still running a request after the grace period; interrupting it", i);
@@ -125,7 +125,7 @@ submit_result pool::submit(std::size_t group_index, job request, std::uint64_t* 
         s.transition(slot_state::busy);
         ++g.busy;
         lock.unlock();
-        s.wakeup_.notify_one();
+        s.wakeup_.post();
         return submit_result::assigned;
     }
     if (g.queue.size() >= max_queue_) {
@@ -229,7 +229,11 @@ job pool::take_job(std::size_t index) {
         return next;
     }
     g.idle.push_back(index);
-    s.wakeup_.wait(lock, [&] { return s.assigned_ || g.stopping || restart_requested(); });
+    while (!s.assigned_ && !g.stopping && !restart_requested()) {
+        lock.unlock();
+        s.wakeup_.wait();
+        lock.lock();
+    }
     if (s.assigned_) {
         return std::move(s.assigned_);
     }
@@ -254,7 +258,7 @@ void pool::restart_group(std::size_t group_index) {
     }
     for (std::size_t i = 0; i < slots_.size(); ++i) {
         if (slot_group_[i] == group_index) {
-            slots_[i]->wakeup_.notify_all();
+            slots_[i]->wakeup_.post();
         }
     }
 }
@@ -310,7 +314,15 @@ bool pool::restart(std::size_t index, std::chrono::milliseconds backoff, restart
         --g.busy;
     }
     s.transition(slot_state::restarting);
-    s.wakeup_.wait_for(lock, backoff, [&] { return g.stopping; });
+    const auto until = std::chrono::steady_clock::now() + backoff;
+    while (!g.stopping) {
+        lock.unlock();
+        const bool woken = s.wakeup_.wait_until(until);
+        lock.lock();
+        if (!woken) {
+            break;
+        }
+    }
     if (g.stopping) {
         return false;
     }

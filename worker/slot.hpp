@@ -3,7 +3,6 @@
 #include <array>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -16,6 +15,7 @@
 #include "sapi/request.hpp"
 #include "worker/duration_histogram.hpp"
 #include "worker/slot_state.hpp"
+#include "worker/wake_signal.hpp"
 
 namespace spindle::worker {
 
@@ -136,11 +136,13 @@ class slot {
     std::array<std::atomic<std::uint64_t>, running_text_words> running_text_{};
     std::chrono::steady_clock::time_point request_start_;  ///< slot thread only
     bool in_request_ = false;                              ///< slot thread only
-    job assigned_;                    ///< pool mutex: the next request for this slot
-    std::condition_variable wakeup_;  ///< pool mutex: signalled when assigned_ is set or on stop
-    bool has_booted_ = false;         ///< pool mutex: counted for start(): booted once, or settled
-    std::uint64_t generation_ = 0;    ///< pool mutex: the group's restart generation at boot
-    std::thread thread_;              ///< owned by the pool's control thread
+    job assigned_;  ///< pool mutex: the next request for this slot
+    /// Posted when assigned_ is set, on stop and on restart; the slot then re-checks under the
+    /// pool mutex, so a spare post only costs a re-check.
+    wake_signal wakeup_;
+    bool has_booted_ = false;       ///< pool mutex: counted for start(): booted once, or settled
+    std::uint64_t generation_ = 0;  ///< pool mutex: the group's restart generation at boot
+    std::thread thread_;            ///< owned by the pool's control thread
     /// Set by the slot thread as its last step, read by the control thread to join only
     /// threads that have ended (pool::stop_within).
     std::atomic<bool> thread_ended_{false};
