@@ -713,7 +713,7 @@ void http_session::pump_file_tls() {
                      });
 }
 
-void http_session::dispatch_php(const route& r) {
+void http_session::dispatch_php(route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
     auto exchange =
@@ -741,9 +741,9 @@ void http_session::dispatch_php(const route& r) {
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
     out.document_root = router_->root;
     out.env_index = site_->env_index;
-    out.script_filename = r.file;
-    out.script_name = r.script_name;
-    out.path_info = r.path_info;
+    out.script_filename = std::move(r.file);
+    out.script_name = std::move(r.script_name);
+    out.path_info = std::move(r.path_info);
     out.content_type.assign(req[http::field::content_type]);
     out.content_length = body_->size();
     out.start_time = request_start_;
@@ -755,7 +755,7 @@ void http_session::dispatch_php(const route& r) {
     exchange_ = exchange;
     queue_group_ = 0;
     for (const worker_route& w : site_->workers) {
-        if (w.file == r.file) {
+        if (w.file == out.script_filename) {
             queue_group_ = w.group;
             break;
         }

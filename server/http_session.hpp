@@ -88,7 +88,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void respond_fixed(const config::respond_rule& rule);
     /// 308 to the same host and target over https, on `port` (443 is left out).
     void redirect_to_https(std::uint16_t port, bool keep_alive);
-    void dispatch_php(const route& r);
+    /// Hands the request to a PHP slot; the route's strings move into the request.
+    void dispatch_php(route& r);
     void on_queue_timeout(boost::beast::error_code ec);
     /// Watches the socket while PHP runs; `direct`: the PHP thread may write the response
     /// itself, so also keep the keep-alive idle timeout.

@@ -150,7 +150,12 @@ bool is_php_source(std::string_view path) {
 
 /// root + url_path without a doubled slash when the root is "/" itself.
 std::string under_root(const std::string& root, std::string_view url_path) {
-    return root == "/" ? std::string(url_path) : root + std::string(url_path);
+    if (root == "/") {
+        return std::string(url_path);
+    }
+    std::string path;
+    path.reserve(root.size() + url_path.size());
+    return path.append(root).append(url_path);
 }
 
 /// The part of a canonical path below root ("" for root itself, else starting with '/'), or
@@ -184,19 +189,27 @@ entry look_up(const router_options& options, const std::string& url_path) {
     if (has_hidden_segment(url_path)) {
         return {};
     }
-    const std::string full = under_root(options.root, url_path);
+    std::string full = under_root(options.root, url_path);
 
     // Fast path, for the usual tree without symlinks: the root is canonical and the URL path
     // normalised, so if no component below the root is a symlink, `full` is already the
     // canonical path. One lstat per component below the root instead of realpath()'s
-    // readlink per component of the whole path: this runs on every request.
+    // readlink per component of the whole path: this runs on every request. Each prefix is
+    // `full` cut short by a NUL for the call, not a copy.
     struct stat info {};
     bool has_symlink = false;
     std::size_t end = options.root == "/" ? 0 : options.root.size();
     while (end < full.size()) {
         const std::size_t next = full.find('/', end + 1);
-        const std::string prefix = full.substr(0, next);
-        if (::lstat(prefix.c_str(), &info) != 0) {
+        int failed = 0;
+        if (next == std::string::npos) {
+            failed = ::lstat(full.c_str(), &info);
+        } else {
+            full[next] = '\0';
+            failed = ::lstat(full.c_str(), &info);
+            full[next] = '/';
+        }
+        if (failed != 0) {
             return {};
         }
         if (S_ISLNK(info.st_mode)) {
@@ -209,7 +222,7 @@ entry look_up(const router_options& options, const std::string& url_path) {
         end = next;
     }
     if (!has_symlink) {
-        std::string canonical = full;
+        std::string canonical = std::move(full);
         while (canonical.size() > 1 && canonical.back() == '/') {
             canonical.pop_back();
         }
