@@ -143,8 +143,8 @@ struct site_config {
 /// Caddyfile or a JSON document (config/json_config.hpp). Read-only once the server starts.
 struct server_config {
     std::vector<site_config> sites{site_config{}};
-    std::size_t num_threads = 0;                      ///< PHP slot threads; 0 = 2 x CPU cores
-    std::size_t io_threads = 0;                       ///< I/O threads; 0 = half the CPU cores, at least 1
+    std::size_t num_threads = 0;  ///< PHP slot threads; 0 = 2 x CPU cores
+    std::size_t io_threads = 0;   ///< I/O threads; 0 = half the CPU cores, at least 1
     std::chrono::milliseconds max_wait_time{30'000};  ///< queued request deadline -> 503
     std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
     std::optional<std::string> php_ini_file;          ///< replaces php.ini lookup
