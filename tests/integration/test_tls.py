@@ -99,12 +99,17 @@ def https_get(port, context, target="/", host="127.0.0.1"):
         return read_response(sock)
 
 
-def ports(server):
-    """{"http": [...], "https": [...]}: the ports the server logged it listens on."""
-    found = {"http": [], "https": []}
-    for scheme, port in LISTEN.findall(server.log()):
-        found[scheme].append(int(port))
-    return found
+def ports(server, count=1):
+    """{"http": [...], "https": [...]}: the ports the server logged it listens on, once it has
+    logged at least `count` of them (the server is ready at the first; the others follow)."""
+    deadline = time.monotonic() + 5
+    while True:
+        found = {"http": [], "https": []}
+        for scheme, port in LISTEN.findall(server.log()):
+            found[scheme].append(int(port))
+        if sum(map(len, found.values())) >= count or time.monotonic() > deadline:
+            return found
+        time.sleep(0.02)
 
 
 def free_port():
@@ -307,7 +312,7 @@ http://plain.test {{
 def test_sni_selects_each_sites_certificate(spindle_run, certs, tmp_path):
     http_port, https_port = free_port(), free_port()
     server = spindle_run(sni_caddyfile(certs, http_port, https_port, tmp_path), warmup=None)
-    assert ports(server) == {"http": [http_port], "https": [https_port]}
+    assert ports(server, 2) == {"http": [http_port], "https": [https_port]}
     assert s_client(https_port, "a.test", certs) == ("CN = a.test", 0)
     assert s_client(https_port, "x.b.test", certs) == ("CN = wild", 0)
     # An unknown name gets the listener's default (the first site's) certificate.
