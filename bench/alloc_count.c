@@ -2,6 +2,7 @@
 // exit, for bench/allocations.sh. PHP's own allocations (ZendMM) do not come through here:
 // what it counts is Spindle's, libstdc++'s, Asio's and the C library's.
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ int posix_memalign(void** out, size_t alignment, size_t size) {
     atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
     void* p = __libc_memalign(alignment, size);
     if (p == NULL) {
-        return 12;  // ENOMEM
+        return ENOMEM;
     }
     *out = p;
     return 0;

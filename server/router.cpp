@@ -201,12 +201,12 @@ entry look_up(const router_options& options, const std::string& url_path) {
     std::size_t end = options.root == "/" ? 0 : options.root.size();
     while (end < full.size()) {
         const std::size_t next = full.find('/', end + 1);
-        int failed = 0;
-        if (next == std::string::npos) {
-            failed = ::lstat(full.c_str(), &info);
-        } else {
+        const bool cut = next != std::string::npos;
+        if (cut) {
             full[next] = '\0';
-            failed = ::lstat(full.c_str(), &info);
+        }
+        const int failed = ::lstat(full.c_str(), &info);
+        if (cut) {
             full[next] = '/';
         }
         if (failed != 0) {

@@ -17,10 +17,18 @@ void wake_signal::post() noexcept {
 }
 
 void wake_signal::wait() noexcept {
+    wait_for_post(nullptr);
+}
+
+bool wake_signal::wait_until(std::chrono::steady_clock::time_point deadline) noexcept {
+    return wait_for_post(&deadline);
+}
+
+bool wake_signal::wait_for_post(const std::chrono::steady_clock::time_point* deadline) noexcept {
     while (true) {
         std::uint32_t expected = posted;
         if (state_.compare_exchange_strong(expected, idle, std::memory_order_acquire)) {
-            return;
+            return true;
         }
         // idle or sleeping: announce the sleep; a post() from here on sees it and wakes us,
         // or changes the state so that the futex call returns at once.
@@ -28,21 +36,7 @@ void wake_signal::wait() noexcept {
             !state_.compare_exchange_strong(expected, sleeping, std::memory_order_relaxed)) {
             continue;  // a post() came in between
         }
-        sleep(nullptr);
-    }
-}
-
-bool wake_signal::wait_until(std::chrono::steady_clock::time_point deadline) noexcept {
-    while (true) {
-        std::uint32_t expected = posted;
-        if (state_.compare_exchange_strong(expected, idle, std::memory_order_acquire)) {
-            return true;
-        }
-        if (expected == idle &&
-            !state_.compare_exchange_strong(expected, sleeping, std::memory_order_relaxed)) {
-            continue;
-        }
-        if (!sleep(&deadline)) {
+        if (!sleep(deadline)) {
             // Left as `sleeping`: a later post() makes one futex call for nobody, harmless.
             expected = posted;
             return state_.compare_exchange_strong(expected, idle, std::memory_order_acquire);

@@ -27,6 +27,8 @@ class wake_signal {
     static constexpr std::uint32_t posted = 1;    ///< a post is pending
     static constexpr std::uint32_t sleeping = 2;  ///< the owner sleeps (or is about to)
 
+    /// wait() and wait_until(): `deadline` null waits for as long as it takes.
+    bool wait_for_post(const std::chrono::steady_clock::time_point* deadline) noexcept;
     /// One sleep on the futex while the state is `sleeping`; false once `deadline` (if any)
     /// passed.
     bool sleep(const std::chrono::steady_clock::time_point* deadline) noexcept;
