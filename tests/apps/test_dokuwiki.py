@@ -213,10 +213,13 @@ def test_editor_toolbar_works_in_headless_chromium(wiki):
         # js.php's scripts build the toolbar: one button per tool, each with its icon.
         buttons = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#tool__bar button"))
         assert len(buttons) > 10
-        icons_loaded = driver.execute_script(
-            "return Array.from(document.querySelectorAll('#tool__bar button img'))"
-            ".every(img => img.complete && img.naturalWidth > 0);")
-        assert icons_loaded, "every toolbar icon loaded"
+        # The icons load after the scripts add the buttons: wait until the browser is done
+        # with every one, then each must have decoded to a real image.
+        icons = "Array.from(document.querySelectorAll('#tool__bar button img'))"
+        wait.until(lambda d: d.execute_script(f"return {icons}.every(img => img.complete);"))
+        broken = driver.execute_script(
+            f"return {icons}.filter(img => img.naturalWidth == 0).map(img => img.src);")
+        assert not broken, broken
         # css.php's styles apply: the page has the site background of the template's
         # style.ini, which css.php substitutes into its LESS.
         assert driver.execute_script(
