@@ -157,6 +157,10 @@ struct assembly {
                                    global_routes.end());
             for (const server::worker_route& route : context.workers) {
                 context.has_match = context.has_match || !route.match.empty();
+                server::add_resident(context.router, route.file);
+                for (server::path_router& router : context.path_routers) {
+                    server::add_resident(router.options, route.file);
+                }
             }
             context.headers = site.headers;
             context.responds = site.responds;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <memory>
@@ -186,6 +187,16 @@ struct entry {
 /// root, are missing. Only regular files are files:
 /// FIFOs or devices would block or leak on open.
 entry look_up(const router_options& options, const std::string& url_path) {
+    // The root and the resident worker scripts were found when the server started, and a
+    // worker keeps serving its script whatever happens to the file since: asking the
+    // filesystem again on every request would only cost a system call.
+    if (url_path == "/") {
+        return {entry_kind::directory, options.root};
+    }
+    if (std::find(options.resident.begin(), options.resident.end(), url_path) !=
+        options.resident.end()) {
+        return {entry_kind::file, under_root(options.root, url_path)};
+    }
     if (has_hidden_segment(url_path)) {
         return {};
     }
@@ -323,14 +334,16 @@ std::optional<std::size_t> split_point(const router_options& options, const std:
 /// after it; a file; or, for a candidate ending in '/', a directory's index.
 /// Fills `result` and returns true when the candidate names something (a file that is not
 /// served is a 404, not a reason to try the next candidate).
-bool try_candidate(const router_options& options, const std::string& candidate, route& result) {
+/// `known` is look_up(options, candidate) when the caller already has it.
+bool try_candidate(const router_options& options, const std::string& candidate, route& result,
+                   const entry* known = nullptr) {
     if (options.php) {
         if (const std::optional<std::size_t> end = split_point(options, candidate)) {
             result = php_route(options, candidate.substr(0, *end), candidate.substr(*end));
             return true;
         }
     }
-    const entry found = look_up(options, candidate);
+    const entry found = known != nullptr ? *known : look_up(options, candidate);
     if (found.kind == entry_kind::directory && candidate.ends_with('/')) {
         return try_candidate(options, candidate + options.index, result);
     }
@@ -410,6 +423,13 @@ const router_options& select_router(const std::vector<path_router>& routers,
     return fallback;
 }
 
+void add_resident(router_options& options, const std::string& file) {
+    const std::optional<std::string_view> url_path = below_root(options.root, file);
+    if (url_path && !url_path->empty() && !has_hidden_segment(*url_path)) {
+        options.resident.emplace_back(*url_path);
+    }
+}
+
 std::optional<std::string> normalize_path(std::string_view raw_path) {
     normalized_path normalized = normalize(raw_path);
     if (normalized.error != path_error::none) {
@@ -430,9 +450,11 @@ route resolve_route(const router_options& options, std::string_view raw_path,
     const std::string& path = normalized.path;
 
     // Caddy's php_server sends "/dir" to "/dir/" when dir holds the index, so that relative
-    // links in the index page resolve inside the directory.
-    if (!path.ends_with('/') && look_up(options, path).kind == entry_kind::directory &&
-        is_file(options, path + "/" + options.index)) {
+    // links in the index page resolve inside the directory. What the path names is looked up
+    // once, for this and for the first try_files candidate, which is usually the path itself.
+    const entry named = path.ends_with('/') ? entry{} : look_up(options, path);
+    const entry* named_if_known = path.ends_with('/') ? nullptr : &named;
+    if (named.kind == entry_kind::directory && is_file(options, path + "/" + options.index)) {
         result.kind = route_kind::redirect;
         // The path is normalised, so it starts with exactly one '/': never "//host".
         append_encoded(result.location, path, ":@/");
@@ -450,7 +472,8 @@ route resolve_route(const router_options& options, std::string_view raw_path,
         for (const std::string& candidate :
              {path, path.ends_with('/') ? path + options.index : std::string(),
               "/" + options.index}) {
-            if (!candidate.empty() && try_candidate(options, candidate, result)) {
+            if (!candidate.empty() && try_candidate(options, candidate, result,
+                                                    candidate == path ? named_if_known : nullptr)) {
                 return result;
             }
         }
@@ -462,7 +485,9 @@ route resolve_route(const router_options& options, std::string_view raw_path,
             result.status = std::atoi(pattern.c_str() + 1);
             return result;
         }
-        if (try_candidate(options, expand_candidate(pattern, path), result)) {
+        const std::string candidate = expand_candidate(pattern, path);
+        if (try_candidate(options, candidate, result,
+                          candidate == path ? named_if_known : nullptr)) {
             return result;
         }
     }

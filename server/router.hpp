@@ -27,6 +27,8 @@ struct router_options {
     /// Debian's /var/lib/wordpress/wp-content/themes/* lead into /usr/share/wordpress. Anything
     /// outside every root of the site stays unreachable.
     std::vector<std::string> other_roots{};
+    /// URL paths of the worker scripts under `root`: files for routing without a lookup.
+    std::vector<std::string> resident{};
 };
 
 /// The options for the request paths matching `match` (a site's `root /path/* DIR`).
@@ -34,6 +36,10 @@ struct path_router {
     std::string match;  ///< Caddy path matcher syntax
     router_options options;
 };
+
+/// Adds a worker's script (absolute, canonical) to options.resident when it lies under the
+/// root with no hidden name on the way.
+void add_resident(router_options& options, const std::string& file);
 
 /// The options of the first of `routers` whose pattern matches the request path (percent-encoded,
 /// as in the request line), or `fallback`. Callers keep `routers` sorted with the most specific

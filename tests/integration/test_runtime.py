@@ -128,6 +128,22 @@ def test_max_execution_time_500_and_server_keeps_serving(spindle):
         assert_still_serving(srv)
 
 
+def test_time_between_requests_does_not_count_as_execution_time(spindle):
+    # A worker waits for its next request inside its script: waiting longer than
+    # max_execution_time must neither fail the next request nor disarm the limit for it.
+    srv = spindle("runtime", "--php-ini-set", "max_execution_time=1")
+    srv.expect_errors(r"Maximum execution time of 1 second exceeded in .*infinite_loop")
+    assert_still_serving(srv)
+    time.sleep(2.5)
+    for _ in range(3):
+        assert_still_serving(srv)
+    start = time.monotonic()
+    r = srv.get("/infinite_loop.php", timeout=15)
+    assert r.status == 500, r
+    assert time.monotonic() - start < 5
+    assert_still_serving(srv)
+
+
 @pytest.mark.zend_allocator
 def test_memory_limit_500(spindle):
     srv = spindle("runtime")

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace spindle::server {
 namespace {
@@ -597,6 +598,30 @@ TEST_F(RouterResolve, TryFilesStatusAndQueryPassThrough) {
     EXPECT_EQ(describe(resolve_route(options, "/nothing/here", "a=1")), "php /sub/app.php");
     options.try_files = {"=403"};
     EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), "status 403");
+}
+
+TEST_F(RouterResolve, ResidentWorkerScriptsRouteWithoutTheirFile) {
+    // A worker keeps serving its script whatever happened to the file: routing takes it as
+    // present (there is no worker.php under root_).
+    router_options options{root_};
+    options.index = "worker.php";
+    add_resident(options, root_ + "/worker.php");
+    EXPECT_EQ(describe(resolve_route(options, "/", "")), "php /worker.php");
+    EXPECT_EQ(describe(resolve_route(options, "/missing/route", "")), "php /worker.php");
+    EXPECT_EQ(describe(resolve_route(options, "/worker.php/extra", "")), "php /worker.php /extra");
+    // Files still win over the front controller, and directories still redirect.
+    EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), "static /hello.txt");
+    options.index = "index.php";
+    EXPECT_EQ(describe(resolve_route(options, "/dir", "")), "redirect /dir/");
+}
+
+TEST_F(RouterResolve, OnlyScriptsUnderTheRootWithoutHiddenNamesAreResident) {
+    router_options options{root_};
+    add_resident(options, root_ + "/sub/app.php");
+    add_resident(options, root_ + "/.private/worker.php");
+    add_resident(options, base_.string() + "/elsewhere.php");
+    add_resident(options, root_);
+    EXPECT_EQ(options.resident, std::vector<std::string>{"/sub/app.php"});
 }
 
 TEST_F(RouterResolve, TryFilesWithoutMatchIsNotFound) {
