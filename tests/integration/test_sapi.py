@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from spindle_harness import FIXTURES
 from spindle_http import build_request, multipart
 
 
@@ -57,6 +58,18 @@ def test_server_variables(spindle):
         assert s["FRANKENPHP_WORKER"] == "1"
     else:
         assert "FRANKENPHP_WORKER" not in s
+
+
+def test_scripts_run_in_their_own_directory(spindle):
+    # As under php-fpm: getcwd() is the script's directory (symlinks resolved), not the
+    # server's (the root here), and relative paths start there, on every request of a thread.
+    srv = spindle("sapi")
+    directory = os.path.realpath(FIXTURES / "sapi" / "nested")
+    for _ in range(3):
+        r = srv.get("/nested/working_directory.php")
+        assert r.status == 200, r
+        assert r.body.decode() == f"{directory}\nread through a relative path\n"
+        assert srv.get("/teapot.php").status == 418
 
 
 def test_server_name_is_host_without_port(spindle):
