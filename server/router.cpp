@@ -343,7 +343,11 @@ bool try_candidate(const router_options& options, const std::string& candidate, 
             return true;
         }
     }
-    const entry found = known != nullptr ? *known : look_up(options, candidate);
+    entry looked_up;
+    if (known == nullptr) {
+        looked_up = look_up(options, candidate);
+    }
+    const entry& found = known != nullptr ? *known : looked_up;
     if (found.kind == entry_kind::directory && candidate.ends_with('/')) {
         return try_candidate(options, candidate + options.index, result);
     }
@@ -452,9 +456,15 @@ route resolve_route(const router_options& options, std::string_view raw_path,
     // Caddy's php_server sends "/dir" to "/dir/" when dir holds the index, so that relative
     // links in the index page resolve inside the directory. What the path names is looked up
     // once, for this and for the first try_files candidate, which is usually the path itself.
-    const entry named = path.ends_with('/') ? entry{} : look_up(options, path);
-    const entry* named_if_known = path.ends_with('/') ? nullptr : &named;
-    if (named.kind == entry_kind::directory && is_file(options, path + "/" + options.index)) {
+    std::optional<entry> named;
+    if (!path.ends_with('/')) {
+        named = look_up(options, path);
+    }
+    const auto known = [&](const std::string& candidate) -> const entry* {
+        return named && candidate == path ? &*named : nullptr;
+    };
+    if (named && named->kind == entry_kind::directory &&
+        is_file(options, path + "/" + options.index)) {
         result.kind = route_kind::redirect;
         // The path is normalised, so it starts with exactly one '/': never "//host".
         append_encoded(result.location, path, ":@/");
@@ -472,8 +482,7 @@ route resolve_route(const router_options& options, std::string_view raw_path,
         for (const std::string& candidate :
              {path, path.ends_with('/') ? path + options.index : std::string(),
               "/" + options.index}) {
-            if (!candidate.empty() && try_candidate(options, candidate, result,
-                                                    candidate == path ? named_if_known : nullptr)) {
+            if (!candidate.empty() && try_candidate(options, candidate, result, known(candidate))) {
                 return result;
             }
         }
@@ -486,8 +495,7 @@ route resolve_route(const router_options& options, std::string_view raw_path,
             return result;
         }
         const std::string candidate = expand_candidate(pattern, path);
-        if (try_candidate(options, candidate, result,
-                          candidate == path ? named_if_known : nullptr)) {
+        if (try_candidate(options, candidate, result, known(candidate))) {
             return result;
         }
     }
