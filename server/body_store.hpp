@@ -13,7 +13,7 @@ namespace spindle::server {
 /// the rest spilled to an anonymous temporary file (like nginx's client_body_buffer_size), so a
 /// large upload costs disk, not RAM, and a slow uploader never holds a PHP thread.
 ///
-/// Written by the connection's I/O strand, then read by one PHP slot thread; the hand-off
+/// Written by the connection's I/O thread, then read by one PHP slot thread; the hand-off
 /// through the pool's mutex orders the two.
 class body_store final : public sapi::body_source {
   public:

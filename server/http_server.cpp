@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <csignal>
 #include <optional>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/ip/address.hpp>
@@ -20,6 +21,17 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
+
+std::size_t io_thread_count(const config::server_config& config) {
+    if (config.io_threads != 0) {
+        return config.io_threads;
+    }
+    // Half the cores: the PHP threads do most of the work of a request, and complete
+    // responses leave from them directly. On 2 cores a second I/O thread served as many
+    // worker hello requests, for more CPU each: 30.3 us where one took 27.2 us (median of 3,
+    // bench/RESULTS.md).
+    return std::max(1u, std::thread::hardware_concurrency() / 2);
+}
 
 tcp::endpoint resolve_endpoint(const config::listen_address& address) {
     if (address.host.empty()) {
@@ -48,8 +60,8 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
                          worker::pool& pool)
     : config_(config),
       context_{config, std::move(sites), pool},
-      ioc_(),
-      control_(net::make_strand(ioc_)),
+      io_(io_thread_count(config)),
+      control_(net::make_strand(io_.main())),
       signals_(control_, SIGINT, SIGTERM),
       restart_signals_(control_, SIGUSR1),
       reload_signals_(control_, SIGHUP),
@@ -104,7 +116,7 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
                            ? std::make_shared<tls_certificate_store>(std::move(certificates))
                            : nullptr;
             listeners_.push_back(std::make_shared<listener>(
-                ioc_, resolve_endpoint(address), context_, std::move(listening), std::move(tls)));
+                io_, resolve_endpoint(address), context_, std::move(listening), std::move(tls)));
         } catch (const std::system_error& e) {
             // Name the site that asked for the address, and where it was written.
             for (const config::site_config& site : config.sites) {
@@ -133,7 +145,7 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
     if (config.admin) {
         try {
             admin_ = std::make_shared<admin_server>(
-                ioc_, resolve_endpoint(*config.admin), context_,
+                io_.main(), resolve_endpoint(*config.admin), context_,
                 [this]() -> std::optional<std::vector<std::string>> {
                     if (context_.stopping.load()) {
                         return std::nullopt;
@@ -159,13 +171,8 @@ http_server::~http_server() {
 }
 
 void http_server::stop_io() {
-    ioc_.stop();
-    for (auto& t : threads_) {
-        if (t.joinable()) {
-            t.join();
-        }
-    }
-    threads_.clear();
+    io_.stop();
+    io_.join();
 }
 
 void http_server::start() {
@@ -186,20 +193,7 @@ void http_server::start() {
             on_reload_signal(ec, signal);
         });
     });
-
-    std::size_t io_threads = config_.io_threads;
-    if (io_threads == 0) {
-        // Half the cores: the PHP threads do most of the work of a request, and complete
-        // responses leave from them directly. Each further I/O thread sharing the one
-        // io_context costs a wake-up per event handed between them: on 2 cores, 2 I/O threads
-        // took 42.8 us of CPU per worker hello request where 1 took 36.6 us, for the same
-        // throughput (bench/RESULTS.md).
-        io_threads = std::max(1u, std::thread::hardware_concurrency() / 2);
-    }
-    threads_.reserve(io_threads);
-    for (std::size_t i = 0; i < io_threads; ++i) {
-        threads_.emplace_back([this] { ioc_.run(); });
-    }
+    io_.start();
 }
 
 void http_server::serve() {
@@ -219,10 +213,7 @@ void http_server::serve() {
             l->run();
         }
     });
-    for (auto& t : threads_) {
-        t.join();
-    }
-    threads_.clear();
+    io_.join();
 }
 
 void http_server::on_signal(const boost::system::error_code& ec, int signal) {
@@ -231,7 +222,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
     }
     if (draining_) {
         spdlog::get("server")->warn("second signal ({}): stopping now", signal);
-        ioc_.stop();
+        io_.stop();
         return;
     }
     draining_ = true;
@@ -243,7 +234,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
         // Still booting PHP threads: give up the start; main stops the rest.
         spdlog::get("server")->info("signal {} during start-up: stopping", signal);
         context_.pool.cancel_start();
-        ioc_.stop();
+        io_.stop();
         return;
     }
     spdlog::get("server")->info("signal {}: no new connections, finishing in-flight requests",
@@ -323,7 +314,7 @@ void http_server::check_drained() {
         if (!idle) {
             spdlog::get("server")->warn("grace period over with requests still running; exiting");
         }
-        ioc_.stop();
+        io_.stop();
         return;
     }
     drain_timer_.expires_after(std::chrono::milliseconds(20));

@@ -4,7 +4,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -14,6 +13,7 @@
 
 #include "config/server_config.hpp"
 #include "server/http_context.hpp"
+#include "server/io_threads.hpp"
 
 namespace spindle::worker {
 class pool;
@@ -72,7 +72,7 @@ class http_server {
     http_context context_;
     // Declared after context_ and before the objects that use it, so that handlers still
     // queued when it is destroyed (sessions holding context_) go before context_ does.
-    boost::asio::io_context ioc_;
+    io_threads io_;
     boost::asio::strand<boost::asio::io_context::executor_type> control_;
     std::vector<std::shared_ptr<listener>> listeners_;
     std::shared_ptr<admin_server> admin_;
@@ -84,7 +84,6 @@ class http_server {
     std::chrono::steady_clock::time_point drain_deadline_;
     bool draining_ = false;  ///< control_
     bool serving_ = false;   ///< control_: the sites' listeners were started
-    std::vector<std::thread> threads_;
 };
 
 }  // namespace spindle::server

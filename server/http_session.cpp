@@ -761,8 +761,8 @@ void http_session::dispatch_php(route& r) {
         }
     }
     // The PHP thread may send a complete response itself (php_exchange), and the next request
-    // then wakes this strand. Not when one is already buffered here (pipelining): nothing
-    // would. The access log needs this strand's view of the request, so with it on, every
+    // then wakes this session. Not when one is already buffered here (pipelining): nothing
+    // would. The access log needs this session's view of the request, so with it on, every
     // byte comes here too.
     const bool direct = !stream_.is_tls() && !site_->access_log && buffer_.size() == 0;
     if (direct) {

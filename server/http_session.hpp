@@ -26,8 +26,9 @@ class php_exchange;
 class tls_certificates;
 
 /// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
-/// strand (the executor of stream_); PHP threads reach it only through deliver() and
-/// on_direct_completion(), posted there, and through the direct write of php_exchange.
+/// I/O thread (the io_context of stream_'s executor, run by that thread alone); PHP threads
+/// reach it only through deliver() and on_direct_completion(), posted there, and through the
+/// direct write of php_exchange.
 ///
 /// The protocol as a state machine:
 ///   [TLS listener: detect_tls -> handshake, or a plain request answered 308/400 and closed]
@@ -56,7 +57,7 @@ class http_session : public std::enable_shared_from_this<http_session> {
     /// watching the socket. Posted by that thread.
     void on_direct_completion(const php_exchange* exchange);
 
-    /// The strand every member runs on.
+    /// The executor every member runs on: the connection's I/O thread.
     boost::asio::any_io_executor executor() { return stream_.get_executor(); }
 
   private:

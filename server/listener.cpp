@@ -34,11 +34,11 @@ void open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint,
     }
 }
 
-listener::listener(net::io_context& ioc, const tcp::endpoint& endpoint, http_context& context,
+listener::listener(io_threads& io, const tcp::endpoint& endpoint, http_context& context,
                    std::vector<const site_context*> sites,
                    std::shared_ptr<tls_certificate_store> tls)
-    : ioc_(ioc),
-      acceptor_(net::make_strand(ioc)),
+    : io_(io),
+      acceptor_(net::make_strand(io.main())),
       pause_timer_(acceptor_.get_executor()),
       context_(context),
       sites_(std::move(sites)),
@@ -77,9 +77,9 @@ void listener::do_accept() {
         });
         return;
     }
-    // Each connection gets its own strand: its handlers never run concurrently.
-    acceptor_.async_accept(net::make_strand(ioc_), boost::beast::bind_front_handler(
-                                                       &listener::on_accept, shared_from_this()));
+    // The connection lives on one I/O thread: its handlers never run concurrently.
+    acceptor_.async_accept(io_.next_executor(), boost::beast::bind_front_handler(
+                                                    &listener::on_accept, shared_from_this()));
 }
 
 void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {

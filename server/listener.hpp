@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/error.hpp>
 
 #include "server/http_context.hpp"
+#include "server/io_threads.hpp"
 
 namespace spindle::server {
 
@@ -20,7 +20,8 @@ class tls_certificate_store;
 void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor,
                    const boost::asio::ip::tcp::endpoint& endpoint, const std::string& what);
 
-/// Accepts connections on one address and starts an http_session for each, on its own strand.
+/// Accepts connections on one address and starts an http_session for each, on the I/O threads
+/// in turn.
 /// Stops accepting while the connection limit is reached (the kernel backlog holds the rest).
 /// Runs on the I/O threads; constructed and stopped by the control thread.
 class listener : public std::enable_shared_from_this<listener> {
@@ -28,9 +29,8 @@ class listener : public std::enable_shared_from_this<listener> {
     /// Binds and listens at once, so a port in use fails start-up before anything is served.
     /// Throws std::system_error naming the address. `sites` are the sites listening here;
     /// `tls` their certificates when the address speaks HTTPS, else null.
-    listener(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
-             http_context& context, std::vector<const site_context*> sites,
-             std::shared_ptr<tls_certificate_store> tls);
+    listener(io_threads& io, const boost::asio::ip::tcp::endpoint& endpoint, http_context& context,
+             std::vector<const site_context*> sites, std::shared_ptr<tls_certificate_store> tls);
 
     /// Speaks HTTPS: its certificates, for reloading; else null.
     const std::shared_ptr<tls_certificate_store>& tls() const noexcept { return tls_; }
@@ -48,7 +48,7 @@ class listener : public std::enable_shared_from_this<listener> {
     void do_accept();
     void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
 
-    boost::asio::io_context& ioc_;
+    io_threads& io_;
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::steady_timer pause_timer_;
     http_context& context_;

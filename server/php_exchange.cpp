@@ -196,7 +196,7 @@ void php_exchange::finish(bool script_failed) noexcept {
             return;
         }
         if (bytes.size() < whole) {
-            // The head went out directly: the strand cannot read the status from its bytes.
+            // The head went out directly: the I/O thread cannot read the status from its bytes.
             post(std::move(bytes), true, status_);
             return;
         }
@@ -217,7 +217,7 @@ bool php_exchange::write_directly(std::string& bytes) {
             n = ::send(direct_fd_, bytes.data(), bytes.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
         } while (n < 0 && errno == EINTR);
         if (n < static_cast<ssize_t>(bytes.size())) {
-            // A full socket buffer or an error: the strand writes the rest, or meets the
+            // A full socket buffer or an error: the I/O thread writes the rest, or meets the
             // error itself and closes, as for any response.
             if (n > 0) {
                 bytes.erase(0, static_cast<std::size_t>(n));
@@ -226,7 +226,7 @@ bool php_exchange::write_directly(std::string& bytes) {
         }
         now = std::chrono::steady_clock::now();
         completed_directly_ = now;
-        notify = strand_needs_notice_;
+        notify = session_needs_notice_;
     }
     // What the session's finish_response() would count; the session skips it for this one.
     context_->metrics.record_response(status_, now - request_clock_);
@@ -448,7 +448,7 @@ void php_exchange::allow_direct_write(
 
 bool php_exchange::stop_watching() noexcept {
     std::lock_guard lock(mutex_);
-    strand_needs_notice_ = !completed_directly_;
+    session_needs_notice_ = !completed_directly_;
     return completed_directly_.has_value();
 }
 

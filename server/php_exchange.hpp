@@ -26,9 +26,9 @@ struct http_context;
 ///
 /// The PHP slot thread calls the output_sink methods; they turn PHP's output into HTTP/1.1
 /// bytes (Content-Length when the whole body is known at the end, chunked once the script
-/// flushes or outgrows the buffer) and post them to the connection's strand. At most
+/// flushes or outgrows the buffer) and post them to the connection's I/O thread. At most
 /// `max_in_flight` bytes wait there at once: a slow client makes the script block in write(),
-/// so a large response is never held whole in memory. The I/O strand reports progress with
+/// so a large response is never held whole in memory. The I/O thread reports progress with
 /// on_written() and a lost client with abort().
 ///
 /// With the site's `encode` on, the body is compressed here, on the PHP thread (CPU work kept
@@ -47,7 +47,7 @@ class php_exchange final : public sapi::output_sink {
   public:
     /// Buffered body bytes before the response is committed to chunked streaming.
     static constexpr std::size_t commit_threshold = 64 * 1024;
-    /// Bytes posted to the strand but not yet written, before write() blocks.
+    /// Bytes posted to the I/O thread but not yet written, before write() blocks.
     static constexpr std::size_t max_in_flight = 256 * 1024;
 
     /// `header_rules` are the site's `header` rules, applied to the response head; `encode` is
@@ -70,19 +70,19 @@ class php_exchange final : public sapi::output_sink {
     bool is_aborted() const noexcept override;
 
     /// Lets the PHP thread send a complete response itself on the plain TCP socket `fd`, then
-    /// count it in `context` as the session would (I/O strand, before dispatch).
+    /// count it in `context` as the session would (I/O thread, before dispatch).
     void allow_direct_write(int fd, http_context& context,
                             std::chrono::steady_clock::time_point request_clock) noexcept;
     /// The socket became readable or the idle check ran: true if the PHP thread has already
     /// written the whole response itself; else it will post a notice when it does (I/O
-    /// strand).
+    /// thread).
     bool stop_watching() noexcept;
-    /// When the PHP thread finished writing the whole response itself, if it did (I/O strand).
+    /// When the PHP thread finished writing the whole response itself, if it did (I/O thread).
     std::optional<std::chrono::steady_clock::time_point> direct_completion() const noexcept;
 
-    /// `bytes` of what this exchange posted were written to the socket (I/O strand).
+    /// `bytes` of what this exchange posted were written to the socket (I/O thread).
     void on_written(std::size_t bytes) noexcept;
-    /// The client is gone: wake and fail the PHP side (I/O strand). Returns true if the PHP
+    /// The client is gone: wake and fail the PHP side (I/O thread). Returns true if the PHP
     /// thread had already written the whole response itself (and counted it).
     bool abort() noexcept;
 
@@ -103,11 +103,11 @@ class php_exchange final : public sapi::output_sink {
     std::string compress(std::string_view data, encode::encode_step step);
     /// Appends bytes as they go on the wire: one chunk, or as they are.
     void frame_wire(std::string_view wire, std::string& out);
-    /// Hands bytes to the strand, blocking first while too much is in flight. `status`, when
+    /// Hands bytes to the I/O thread, blocking first while too much is in flight. `status`, when
     /// not 0, is the final status of a response whose head was already sent directly.
     bool post(std::string bytes, bool last, int status = 0);
     /// Tries to send the complete response in `bytes` on the socket now; true if it all went.
-    /// On a partial send, `bytes` keeps what is left for the strand.
+    /// On a partial send, `bytes` keeps what is left for the I/O thread.
     bool write_directly(std::string& bytes);
 
     std::shared_ptr<http_session> session_;
@@ -131,20 +131,20 @@ class php_exchange final : public sapi::output_sink {
     bool is_negotiable_ = false;  ///< the coding depended on Accept-Encoding: send Vary
     std::unique_ptr<encode::content_encoder> encoder_;  ///< the chosen coding; null: identity
     bool encoder_failed_ = false;  ///< the compressor failed: the body ends where it stopped
-    bool posted_ = false;          ///< bytes went to the strand: the strand writes the rest
+    bool posted_ = false;          ///< bytes went to the I/O thread: it writes the rest
 
     // Set by allow_direct_write() before dispatch, then read by the PHP thread.
-    int direct_fd_ = -1;  ///< -1: every byte goes through the strand
+    int direct_fd_ = -1;  ///< -1: every byte goes through the I/O thread
     http_context* context_ = nullptr;
     std::chrono::steady_clock::time_point request_clock_;
 
-    // Shared between the PHP thread and the strand.
+    // Shared between the PHP thread and the I/O thread.
     mutable std::mutex mutex_;
     std::condition_variable drained_;
     std::size_t in_flight_ = 0;  ///< mutex_
     /// mutex_: when the PHP thread wrote the whole response itself.
     std::optional<std::chrono::steady_clock::time_point> completed_directly_;
-    bool strand_needs_notice_ = false;  ///< mutex_: the session no longer watches the socket
+    bool session_needs_notice_ = false;  ///< mutex_: the session no longer watches the socket
     std::atomic<bool> aborted_{false};
 };
 

@@ -10,7 +10,7 @@
 namespace spindle::server {
 
 // What of a request's header block reaches PHP, and how. Pure functions: the connection's
-// strand calls them (http_session), and tests/fuzz/request_fuzz.cpp drives them with PHP.
+// thread calls them (http_session), and tests/fuzz/request_fuzz.cpp drives them with PHP.
 
 /// Header names PHP may see: RFC 9110 tokens restricted further to letters, digits and '-', as
 /// nginx does by default. A '_' would let "X_Forwarded_For" spoof HTTP_X_FORWARDED_FOR.

@@ -24,7 +24,7 @@ namespace spindle::server {
 /// php_exchange and the static-file path stay one non-template class, and a plain request on a
 /// TLS port can still be answered in plain HTTP by the same code.
 ///
-/// All members run on the connection's strand, like the session that owns it.
+/// All members run on the connection's I/O thread, like the session that owns it.
 class session_stream {
   public:
     using executor_type = boost::beast::tcp_stream::executor_type;

@@ -1,0 +1,51 @@
+#include "server/io_threads.hpp"
+
+#include <algorithm>
+
+namespace spindle::server {
+
+io_threads::io_threads(std::size_t count) {
+    count = std::max<std::size_t>(count, 1);
+    contexts_.reserve(count);
+    guards_.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        // Concurrency hint 1: only this context's thread runs it, so Asio queues the handlers
+        // that thread posts to itself without taking the scheduler's lock.
+        contexts_.push_back(std::make_unique<boost::asio::io_context>(1));
+        guards_.push_back(boost::asio::make_work_guard(*contexts_.back()));
+    }
+}
+
+io_threads::~io_threads() {
+    stop();
+    join();
+}
+
+boost::asio::io_context::executor_type io_threads::next_executor() noexcept {
+    const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed) % contexts_.size();
+    return contexts_[i]->get_executor();
+}
+
+void io_threads::start() {
+    threads_.reserve(contexts_.size());
+    for (auto& context : contexts_) {
+        threads_.emplace_back([&context] { context->run(); });
+    }
+}
+
+void io_threads::stop() noexcept {
+    for (auto& context : contexts_) {
+        context->stop();
+    }
+}
+
+void io_threads::join() {
+    for (auto& t : threads_) {
+        if (t.joinable()) {
+            t.join();
+        }
+    }
+    threads_.clear();
+}
+
+}  // namespace spindle::server
