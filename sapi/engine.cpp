@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 
 #include "sapi/env_functions.hpp"
 #include "sapi/env_snapshot.hpp"
+#include "sapi/execution_watchdog.hpp"
 #include "sapi/log_sink.hpp"
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
@@ -33,9 +35,21 @@ std::vector<std::unique_ptr<env_snapshot>> environments;
 std::vector<std::pair<std::string, std::string>> server_env;
 // The slot the calling thread serves; null on I/O and control threads.
 thread_local slot_context* thread_slot = nullptr;
-// Per slot: interrupt() asked the running request to end. Set by any thread, read and cleared
-// by the slot thread; sized with `contexts`.
-std::unique_ptr<std::atomic<bool>[]> interrupt_requested;
+// Why a slot's running request must end, set by another thread and acted on by the slot thread
+// at its next VM step.
+enum class interrupt_reason : std::uint8_t {
+    none,
+    stop,     ///< interrupt(): a worker restart or the server's stop outlasted its grace period
+    timeout,  ///< the watchdog: a worker request outlasted max_execution_time
+};
+// Per slot: set by any thread, read and cleared by the slot thread; sized with `contexts`.
+std::unique_ptr<std::atomic<interrupt_reason>[]> interrupt_requested;
+// The worker requests' max_execution_time (execution_watchdog.hpp); sized with `contexts`.
+std::unique_ptr<execution_watchdog> watchdog;
+// How often the watchdog looks: a timed-out worker request ends up to this much late.
+constexpr std::chrono::milliseconds watchdog_tick{50};
+// max_execution_time's handler as PHP registered it (OnUpdateTimeout), wrapped on slot threads.
+ZEND_INI_MH((*php_on_update_timeout)) = nullptr;
 // Zend's interrupt hook as it was before ours (OPcache or an extension may have set one).
 void (*previous_interrupt_function)(zend_execute_data*) = nullptr;
 // Breaks a slot thread out of a blocking system call; its handler does nothing.
@@ -43,13 +57,64 @@ const int interrupt_signal = SIGRTMIN + 1;
 
 void on_interrupt_signal(int) {}
 
-// Runs on the slot thread at its next VM step after interrupt() set vm_interrupt.
+// Makes slot `index` end its request on its own thread, as interrupt() does, unless something
+// already asked it to: at its next VM step, or as soon as a blocking call returns EINTR.
+void request_interrupt(std::size_t index, interrupt_reason reason) noexcept {
+    slot_context& ctx = contexts[index];
+    if (ctx.tsrm_ls == nullptr) {
+        return;
+    }
+    interrupt_reason none = interrupt_reason::none;
+    if (reason == interrupt_reason::stop) {
+        interrupt_requested[index].store(reason, std::memory_order_release);
+    } else if (!interrupt_requested[index].compare_exchange_strong(none, reason,
+                                                                   std::memory_order_acq_rel)) {
+        return;
+    }
+    // The same step as PHP's own timeout handler, on another thread's executor globals.
+    auto* executor = reinterpret_cast<zend_executor_globals*>(static_cast<char*>(ctx.tsrm_ls) +
+                                                              executor_globals_offset);
+    zend_atomic_bool_store(&executor->vm_interrupt, true);
+    pthread_kill(ctx.thread, interrupt_signal);
+}
+
+// set_time_limit() and ini_set("max_execution_time") in a worker's script: PHP re-arms its own
+// timer with the new limit, and that timer governs the rest of the request, not the watchdog.
+ZEND_INI_MH(on_update_timeout) {
+    const int result = php_on_update_timeout(entry, new_value, mh_arg1, mh_arg2, mh_arg3, stage);
+    if (thread_slot != nullptr && thread_slot->worker != nullptr &&
+        stage != ZEND_INI_STAGE_STARTUP && stage != ZEND_INI_STAGE_DEACTIVATE) {
+        watchdog->disarm(thread_slot->index);
+        thread_slot->php_timer_armed = true;
+    }
+    return result;
+}
+
+// The calling thread's copy of the max_execution_time INI entry.
+zend_ini_entry* timeout_entry() {
+    return static_cast<zend_ini_entry*>(zend_hash_str_find_ptr(
+        EG(ini_directives), "max_execution_time", sizeof("max_execution_time") - 1));
+}
+
+// Runs on the slot thread at its next VM step after interrupt() or the watchdog set
+// vm_interrupt.
 void on_vm_interrupt(zend_execute_data* execute_data) {
-    if (thread_slot != nullptr &&
-        interrupt_requested[thread_slot->index].exchange(false, std::memory_order_acq_rel)) {
+    const interrupt_reason reason = thread_slot != nullptr
+                                        ? interrupt_requested[thread_slot->index].exchange(
+                                              interrupt_reason::none, std::memory_order_acq_rel)
+                                        : interrupt_reason::none;
+    if (reason == interrupt_reason::stop) {
         zend_error_noreturn(E_ERROR,
                             "Spindle ended this request: it did not finish within the grace "
                             "period of a worker restart or of the server's stop");
+    }
+    if (reason == interrupt_reason::timeout) {
+        // What PHP's own timer signal leads to: connection_status() reports the timeout,
+        // then "Maximum execution time of N seconds exceeded".
+        if (zend_on_timeout != nullptr) {
+            zend_on_timeout(static_cast<int>(EG(timeout_seconds)));
+        }
+        zend_timeout();
     }
     if (previous_interrupt_function != nullptr) {
         previous_interrupt_function(execute_data);
@@ -191,7 +256,7 @@ std::size_t engine::add_environment(
 
 void bind_request(slot_context& ctx, request& req) noexcept {
     // An interrupt meant for the previous request must not end this one.
-    interrupt_requested[ctx.index].store(false, std::memory_order_release);
+    interrupt_requested[ctx.index].store(interrupt_reason::none, std::memory_order_release);
     ctx.req = &req;
     req.slot = ctx.index;
     ctx.finished = false;
@@ -230,7 +295,11 @@ engine::engine(engine_options options) {
     server_env = options.env;
     environments.push_back(
         std::make_unique<env_snapshot>(std::vector<const env_snapshot::layer*>{&server_env}));
-    interrupt_requested = std::make_unique<std::atomic<bool>[]>(contexts.size());
+    interrupt_requested = std::make_unique<std::atomic<interrupt_reason>[]>(contexts.size());
+    watchdog = std::make_unique<execution_watchdog>(
+        contexts.size(),
+        [](std::size_t index) { request_interrupt(index, interrupt_reason::timeout); },
+        watchdog_tick);
 
     // No SA_RESTART: a blocking call (sleep, a socket read) returns EINTR so the interrupted
     // script reaches its next VM step.
@@ -257,6 +326,9 @@ engine::engine(engine_options options) {
     init_server_variables();
     previous_interrupt_function = zend_interrupt_function;
     zend_interrupt_function = on_vm_interrupt;
+    if (zend_ini_entry* entry = timeout_entry()) {
+        php_on_update_timeout = entry->on_modify;
+    }
     if (options.opcache && zend_get_extension("Zend OPcache") == nullptr) {
         spdlog::get("sapi")->warn(
             "OPcache is not loaded: every request compiles its scripts. Check that "
@@ -271,6 +343,7 @@ engine::engine(engine_options options) {
 }
 
 engine::~engine() {
+    watchdog.reset();
     php_module_shutdown();
     shutdown_server_variables();
     sapi_shutdown();
@@ -291,6 +364,12 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     // Each thread got its own copy of the internal function table in ts_resource().
     install_env_functions();
     thread_slot->thread = pthread_self();
+    // Each thread has its own copy of the INI entries (zend_copy_ini_directives).
+    zend_ini_entry* entry = timeout_entry();
+    if (entry != nullptr && php_on_update_timeout != nullptr &&
+        entry->on_modify == php_on_update_timeout) {
+        entry->on_modify = on_update_timeout;
+    }
 }
 
 engine::thread_scope::~thread_scope() {
@@ -302,16 +381,31 @@ engine::thread_scope::~thread_scope() {
 }
 
 void engine::interrupt(std::size_t index) noexcept {
-    slot_context& ctx = contexts[index];
-    if (ctx.tsrm_ls == nullptr) {
+    request_interrupt(index, interrupt_reason::stop);
+}
+
+void begin_execution_limit(slot_context& ctx) noexcept {
+    if (EG(timeout_seconds) <= 0) {
+        watchdog->disarm(ctx.index);
         return;
     }
-    interrupt_requested[index].store(true, std::memory_order_release);
-    // The same two steps as PHP's own timeout handler, on another thread's executor globals.
-    auto* executor = reinterpret_cast<zend_executor_globals*>(static_cast<char*>(ctx.tsrm_ls) +
-                                                              executor_globals_offset);
-    zend_atomic_bool_store(&executor->vm_interrupt, true);
-    pthread_kill(ctx.thread, interrupt_signal);
+    // PHP's own timer takes no more than this (zend_max_execution_timer_settime).
+    const zend_long seconds = std::min<zend_long>(EG(timeout_seconds), 999999999);
+    try {
+        watchdog->arm(ctx.index, std::chrono::seconds(seconds));
+    } catch (const std::exception&) {
+        // No watchdog thread could start: PHP's timer keeps the limit instead.
+        zend_set_timeout(EG(timeout_seconds), 0);
+        ctx.php_timer_armed = true;
+    }
+}
+
+void end_execution_limit(slot_context& ctx) noexcept {
+    watchdog->disarm(ctx.index);
+    if (ctx.php_timer_armed) {
+        zend_unset_timeout();
+        ctx.php_timer_armed = false;
+    }
 }
 
 memory_use engine::last_request_memory() noexcept {
@@ -371,6 +465,9 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     bind_request(ctx, boot);
 
     if (php_request_startup() == SUCCESS) {
+        // The boot runs under PHP's own timer, armed by the start-up; the first
+        // frankenphp_handle_request() stops it (end_execution_limit).
+        ctx.php_timer_armed = true;
         outcome.failed = !execute_file(script.file);
         if (outcome.failed) {
             // The first line only: an uncaught exception's message carries its stack trace,
@@ -397,6 +494,9 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     // Some keys may live in this script's request memory, which the shutdown frees.
     release_server_keys(ctx.server_keys);
     php_request_shutdown(nullptr);
+    // Shutdown functions ran under the request's limit; the next boot starts without one.
+    watchdog->disarm(ctx.index);
+    ctx.php_timer_armed = false;
     if (open_request != nullptr && !ctx.finished) {
         open_request->sink->finish(true);
         ctx.finished = true;

@@ -39,6 +39,9 @@ struct slot_context {
     request* boot_request = nullptr;        ///< the pseudo-request the script boots in
     bool worker_ready = false;              ///< the script reached frankenphp_handle_request()
     bool in_worker_request = false;         ///< a handler call is running
+    /// PHP's own execution timer may be running (the boot, set_time_limit()): the request's end
+    /// stops it. A worker request's limit is otherwise kept by the watchdog.
+    bool php_timer_armed = false;
     /// The worker's $_SERVER, kept between its requests so the environment part is not
     /// rebuilt each time; null when there is none to reuse.
     _zend_array* kept_server = nullptr;
@@ -69,5 +72,13 @@ void bind_request(slot_context& ctx, request& req) noexcept;
 
 /// Clears what bind_request() set, after the request's shutdown. Slot thread.
 void unbind_request(slot_context& ctx) noexcept;
+
+/// A worker request starts: it must end within max_execution_time (EG(timeout_seconds)) from
+/// now, a deadline kept by the engine's watchdog rather than PHP's timer. Slot thread.
+void begin_execution_limit(slot_context& ctx) noexcept;
+
+/// The worker request ended: no limit while the script waits for the next one, PHP's timer
+/// stopped if set_time_limit() had started it. Slot thread.
+void end_execution_limit(slot_context& ctx) noexcept;
 
 }  // namespace spindle::sapi

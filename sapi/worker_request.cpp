@@ -128,7 +128,7 @@ bool start_request(slot_context& ctx) noexcept {
         // A worker must survive its clients leaving mid-response.
         PG(ignore_user_abort) = 1;
         sapi_activate();
-        zend_set_timeout(EG(timeout_seconds), 0);
+        begin_execution_limit(ctx);
         if (PG(expose_php)) {
             sapi_add_header(SAPI_PHP_VERSION_HEADER, sizeof(SAPI_PHP_VERSION_HEADER) - 1, 1);
         }
@@ -198,8 +198,8 @@ void end_request(slot_context& ctx) noexcept {
     }
     zend_end_try();
     zend_set_memory_limit(PG(memory_limit));
-    // The script now waits for the next request: no execution timer while it waits.
-    zend_unset_timeout();
+    // The script now waits for the next request: no execution limit while it waits.
+    end_execution_limit(ctx);
     // What stays is the resident script's own memory; the next request's peak starts there.
     ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};
     zend_memory_reset_peak_usage();

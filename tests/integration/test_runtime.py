@@ -144,6 +144,43 @@ def test_time_between_requests_does_not_count_as_execution_time(spindle):
     assert_still_serving(srv)
 
 
+def test_max_execution_time_cuts_a_blocking_call_short(spindle):
+    # The limit is wall-clock time, as PHP's own timer measures it on Linux: a script asleep in
+    # a system call is woken and ended, not left to sleep on.
+    srv = spindle("runtime", "--php-ini-set", "max_execution_time=1")
+    srv.expect_errors(r"Maximum execution time")
+    start = time.monotonic()
+    r = srv.get("/sleep_past_limit.php?s=20", timeout=25)
+    elapsed = time.monotonic() - start
+    assert r.status == 500, r
+    assert elapsed < 5, f"a 1 s max_execution_time let a 20 s sleep run {elapsed:.2f}s"
+    srv.wait_for_log(r"Maximum execution time of 1 second exceeded in .*sleep_past_limit")
+    assert_worker_restarted(srv, "sleep_past_limit.php")
+    assert_still_serving(srv)
+
+
+@pytest.mark.parametrize("limit", [0, 4])
+def test_set_time_limit_extends_the_limit(spindle, limit):
+    # set_time_limit(0) lifts the limit and set_time_limit(4) restarts it at 4 s: a request busy
+    # for 1.6 s under max_execution_time=1 completes either way.
+    srv = spindle("runtime", "--php-ini-set", "max_execution_time=1")
+    r = srv.get(f"/set_time_limit.php?limit={limit}&busy=1.6", timeout=15)
+    assert r.status == 200 and r.body == b"done\n", r
+    assert_still_serving(srv)
+
+
+def test_set_time_limit_shortens_the_limit(spindle):
+    srv = spindle("runtime", "--php-ini-set", "max_execution_time=60")
+    srv.expect_errors(r"Maximum execution time")
+    start = time.monotonic()
+    r = srv.get("/set_time_limit.php?limit=1&busy=30", timeout=35)
+    assert r.status == 500, r
+    assert time.monotonic() - start < 5
+    srv.wait_for_log(r"Maximum execution time of 1 second exceeded in .*set_time_limit")
+    assert_worker_restarted(srv, "set_time_limit.php")
+    assert_still_serving(srv)
+
+
 @pytest.mark.zend_allocator
 def test_memory_limit_500(spindle):
     srv = spindle("runtime")
