@@ -13,6 +13,7 @@
 
 #include "sapi/env_functions.hpp"
 #include "sapi/env_snapshot.hpp"
+#include "sapi/execution_timer.h"
 #include "sapi/execution_watchdog.hpp"
 #include "sapi/log_sink.hpp"
 #include "sapi/php.hpp"
@@ -377,6 +378,7 @@ engine::thread_scope::~thread_scope() {
     thread_slot->header_keys.clear();
     thread_slot->classic_env_arrays.clear();
     thread_slot = nullptr;
+    spindle_delete_execution_timer();
     ts_free_thread();
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Fails when a C++ file differs from what .clang-format makes of it.
+# Fails when a C or C++ file differs from what .clang-format makes of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp')
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.c' '*.h')
 if ((${#files[@]} == 0)); then
   exit 0
 fi

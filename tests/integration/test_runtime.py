@@ -1,6 +1,7 @@
 """The PHP runtime inside Spindle: finishing a response early, early hints, exit, errors and
 limits, logging, OPcache, and where php.ini settings come from."""
 
+import os
 import re
 import time
 import urllib.parse
@@ -142,6 +143,26 @@ def test_time_between_requests_does_not_count_as_execution_time(spindle):
     assert r.status == 500, r
     assert time.monotonic() - start < 5
     assert_still_serving(srv)
+
+
+def test_execution_timers_are_reused_not_accumulated(spindle):
+    # Each PHP thread keeps one execution timer for its whole life (sapi/execution_timer.c):
+    # after many requests, timeouts among them, the process holds at most one per thread, and
+    # the limit still ends every runaway request.
+    srv = spindle("runtime", "--php-ini-set", "max_execution_time=1")
+    srv.expect_errors(r"Maximum execution time")
+    for _ in range(30):
+        assert_still_serving(srv)
+    for _ in range(2):
+        start = time.monotonic()
+        r = srv.get("/infinite_loop.php", timeout=15)
+        assert r.status == 500 and time.monotonic() - start < 5, r
+    for _ in range(30):
+        assert_still_serving(srv)
+    with open(f"/proc/{srv.pid}/timers") as f:
+        timers = sum(1 for line in f if line.startswith("ID:"))
+    threads = len(os.listdir(f"/proc/{srv.pid}/task"))
+    assert timers <= threads, f"{timers} POSIX timers for {threads} threads"
 
 
 def test_max_execution_time_cuts_a_blocking_call_short(spindle):
