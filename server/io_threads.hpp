@@ -15,9 +15,10 @@ namespace spindle::server {
 ///
 /// A connection lives on one context from accept to close, so its handlers never run
 /// concurrently and need no strand: no strand mutex, no strand queue, no hand-off of a ready
-/// handler from one thread to another (on 2 cores, dropping the per-connection strand took a
-/// worker hello request from 29.5 to 27.6 us of server CPU; bench/RESULTS.md). PHP threads post
-/// to a connection's context, which wakes only the thread that owns it.
+/// handler from one thread to another (on 2 cores, a worker hello request went from 27.8 to
+/// 27.2 us of server CPU with one I/O thread and from 34.7 to 30.3 us with two; bench/RESULTS.md
+/// item 6). PHP threads post to a connection's context, which wakes only the thread that owns
+/// it.
 ///
 /// Context 0 also runs what is not a connection: the listeners' accepts, the admin endpoint,
 /// signals and the control strand.
