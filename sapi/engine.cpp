@@ -19,6 +19,7 @@
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
 #include "sapi/sapi_module.hpp"
+#include "sapi/script_directory.h"
 #include "sapi/server_variables.hpp"
 #include "sapi/slot_context.hpp"
 
@@ -424,6 +425,7 @@ void engine::run_script(request& req) noexcept {
 
     bool failed = false;
     if (php_request_startup() == SUCCESS) {
+        spindle_enter_script_directory(req.script_filename.c_str());
         failed = !execute_file(req.script_filename);
         ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};
     } else {
@@ -431,6 +433,7 @@ void engine::run_script(request& req) noexcept {
                                    req.id);
     }
     php_request_shutdown(nullptr);
+    spindle_leave_script_directory();
 
     if (!ctx.finished) {
         req.sink->finish(failed);

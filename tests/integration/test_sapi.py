@@ -72,6 +72,22 @@ def test_scripts_run_in_their_own_directory(spindle):
         assert srv.get("/teapot.php").status == 418
 
 
+def test_shutdown_functions_and_destructors_stay_in_the_scripts_directory(spindle):
+    # A classic script's working directory lasts until its request ends: what runs after its
+    # last line resolves relative paths as the script did.
+    srv = spindle("sapi")
+    directory = os.path.realpath(FIXTURES / "sapi" / "nested")
+    for _ in range(3):
+        r = srv.get("/nested/shutdown_directory.php")
+        assert r.status == 200, r
+        assert r.body.decode() == (
+            f"script: {directory}\nshutdown: {directory}\ndestructor: {directory}\n"
+        ), r
+    # The next request on the thread starts afresh.
+    r = srv.get("/nested/working_directory.php")
+    assert r.body.decode().startswith(f"{directory}\n"), r
+
+
 def test_server_name_is_host_without_port(spindle):
     srv = spindle("sapi")
     s = srv.get("/server_vars.php", host="example.test:8080").json()
