@@ -388,8 +388,9 @@ void engine::interrupt(std::size_t index) noexcept {
 }
 
 void begin_execution_limit(slot_context& ctx) noexcept {
+    // The slot's deadline is disarmed here already: every request's end disarms it, and so does
+    // the end of a script that died inside one.
     if (EG(timeout_seconds) <= 0) {
-        watchdog->disarm(ctx.index);
         return;
     }
     // PHP's own timer takes no more than this (zend_max_execution_timer_settime).
