@@ -6,10 +6,11 @@
 // then getpid and timer_delete, seven system calls a classic request pays for nothing, since
 // the thread is the same and so is its timer. FrankenPHP's author proposed reusing the timer
 // upstream (php-src#12539, not merged); Spindle cannot patch its PHP build without rebuilding
-// it (40 minutes on 2 cores), so it replaces the one exported function instead. libphp calls
-// zend_max_execution_timer_init() through its PLT, so the definition below, exported by the
-// spindle executable (server/CMakeLists.txt), is the one that runs. Without the export (unit
-// tests, the fuzz target) PHP's own runs, and nothing changes but the cost.
+// every cached build (13 minutes or more on 2 cores), so it replaces the one exported function
+// instead. libphp calls zend_max_execution_timer_init() through its PLT, so the definition
+// below, exported by the spindle executable (server/CMakeLists.txt), is the one that runs.
+// Without the export (unit tests, the fuzz target) PHP's own runs, and nothing changes but the
+// cost.
 //
 // C, not C++: the Zend header declares the function without C linkage for C++ translation
 // units.
