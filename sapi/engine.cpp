@@ -66,16 +66,11 @@ const int interrupt_signal = SIGRTMIN + 1;
 
 void on_interrupt_signal(int) {}
 
-tsrm_thread_begin_func_t previous_thread_begin = nullptr;
-
 // TSRM calls this on a thread whose storage it has just made, before the resource constructors
 // and PHP's own thread start-up run; those already call into Spindle (an INI deprecation logged
 // through the SAPI, zend_max_execution_timer_init), so the cached storage must be right first.
-void on_new_thread(THREAD_T thread_id) {
+void on_new_thread(THREAD_T) {
     ZEND_TSRMLS_CACHE_UPDATE();
-    if (previous_thread_begin != nullptr) {
-        previous_thread_begin(thread_id);
-    }
 }
 
 // Makes slot `index` end its request on its own thread, as interrupt() does, unless something
@@ -330,8 +325,8 @@ engine::engine(engine_options options) {
     sigaction(interrupt_signal, &action, nullptr);
     php_tsrm_startup();
     ZEND_TSRMLS_CACHE_UPDATE();  // the main thread's storage, made by php_tsrm_startup()
-    previous_thread_begin = reinterpret_cast<tsrm_thread_begin_func_t>(
-        tsrm_set_new_thread_begin_handler(on_new_thread));
+    // tsrm_startup() has just cleared the hook and PHP sets none: nothing to chain to.
+    tsrm_set_new_thread_begin_handler(on_new_thread);
     sapi_startup(&spindle_sapi_module);
 
     spindle_sapi_module.startup = startup;
