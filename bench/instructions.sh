@@ -68,8 +68,7 @@ case $mode in
     binary=$(realpath "${SPINDLE_BIN:-build/spindle}")
     [[ -x $binary ]] || { echo "instructions: build first (scripts/setup.sh)" >&2; exit 1; }
     flags=(--root "$root" --listen "127.0.0.1:$port" --admin off --threads 1)
-    [[ $mode == worker ]] && flags=(--root "$root" --listen "127.0.0.1:$port" --admin off
-      --threads 2 --worker "$root/worker.php,1" --index worker.php)
+    [[ $mode == worker ]] && flags+=(--threads 2 --worker "$root/worker.php,1" --index worker.php)
     valgrind --tool=callgrind --callgrind-out-file="$tmp/callgrind.%p" \
       "$binary" php-server "${flags[@]}" 2>"$tmp/server.log" &
     pid=$!
