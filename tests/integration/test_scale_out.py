@@ -105,7 +105,10 @@ def test_restarting_one_instance_under_load_fails_no_request(spindle_run, tmp_pa
     completed = re.search(r"(\d+) requests in", output)
     assert completed and int(completed.group(1)) > 100, output
     assert "Non-2xx" not in output and "Socket errors" not in output, output
-    # Both instances took part after the restart: HAProxy marked the new one up again.
-    assert re.search(r"Server spindle/a is UP", haproxy_log), haproxy_log
+    # Both instances took part after the restart. HAProxy's log cannot show it: the drain and
+    # the new start may both fall between two 100 ms checks, so it never sees `a` down. The
+    # workers' own counters can: each thread counts the requests it served, and the new
+    # instance's two threads served wrk's traffic for about 6 s, not just the warm-up.
     for server in (servers["b"], restarted):
-        assert server.get("/counter.php").status == 200
+        served = [server.get("/counter.php").json()["count"] for _ in range(4)]
+        assert max(served) > 20, (served, haproxy_log)
