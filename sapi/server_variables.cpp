@@ -9,6 +9,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "sapi/env_functions.hpp"
+#include "sapi/env_snapshot.hpp"
 #include "sapi/server_keys.hpp"
 
 namespace spindle::sapi {
@@ -37,44 +39,106 @@ bool same_key(const zend_string* a, const zend_string* b) noexcept {
 }
 
 // Inserts into one array and notes the keys when asked to.
-struct variable_writer {
-    HashTable* table;
-    std::vector<zend_string*>* added;
-    bool filtered;
+//
+// Reusing a worker thread's $_SERVER (reuse_server_variables), `added` starts out as the
+// previous request's keys, which the table still holds after the environment's entries, and
+// `reused` counts how many of them this request has set again, at the same position. While
+// they match, the value is replaced in place: one lookup instead of a delete and an insert.
+// At the first key that differs, the rest of the previous keys leave the table (last first,
+// so the table shrinks) and building goes on as in a fresh array. Either way the table ends
+// up, in content and in order, as a fresh build would leave it.
+class variable_writer {
+public:
+    variable_writer(HashTable* table, std::vector<zend_string*>* added, bool filtered,
+                    bool reusing) noexcept
+        : table_(table), added_(added), filtered_(filtered), reused_(reusing ? 0 : not_reusing) {
+        if (reusing && filtered) {
+            // The filter registers (or drops) values itself: no in-place replacement.
+            drop_previous();
+        }
+    }
 
-    void add(zend_string* key, std::string_view value) const noexcept {
-        if (filtered) {
+    void add(zend_string* key, std::string_view value) noexcept {
+        if (filtered_) {
             add_filtered(key, value);
+            note(key);
         } else {
             zval entry;
             ZVAL_STRINGL_FAST(&entry, value.data(), value.size());
-            zend_hash_update(table, key, &entry);
+            put(key, &entry);
         }
-        note(key);
     }
 
-    void add(server_key key, std::string_view value) const noexcept { add(key_of(key), value); }
+    void add(server_key key, std::string_view value) noexcept { add(key_of(key), value); }
 
     // `first` + `second` without a temporary.
-    void add(server_key name, std::string_view first, std::string_view second) const noexcept {
+    void add(server_key name, std::string_view first, std::string_view second) noexcept {
         zend_string* key = key_of(name);
         zend_string* value =
             zend_string_concat2(first.data(), first.size(), second.data(), second.size());
-        if (filtered) {
+        if (filtered_) {
             add_filtered(key, std::string_view(ZSTR_VAL(value), ZSTR_LEN(value)));
             zend_string_release(value);
+            note(key);
         } else {
             zval entry;
             ZVAL_STR(&entry, value);
-            zend_hash_update(table, key, &entry);
+            put(key, &entry);
         }
-        note(key);
     }
 
-    void add_number(server_key key, std::uint64_t number) const noexcept {
+    void add_number(server_key key, std::uint64_t number) noexcept {
         std::array<char, 24> digits;
         auto [end, ec] = std::to_chars(digits.data(), digits.data() + digits.size(), number);
         add(key, std::string_view(digits.data(), static_cast<size_t>(end - digits.data())));
+    }
+
+    // A value PHP itself adds after the SAPI's (php_register_server_variables); never
+    // filtered there either.
+    void add_engine(server_key key, zval* value) noexcept { put(key_of(key), value); }
+
+    // Ends a reuse: previous keys that this request did not set again leave the table.
+    void finish() noexcept {
+        if (reused_ != not_reusing) {
+            drop_previous();
+        }
+    }
+
+private:
+    static constexpr std::size_t not_reusing = static_cast<std::size_t>(-1);
+
+    void put(zend_string* key, zval* value) noexcept {
+        if (reused_ != not_reusing) {
+            if (reused_ < added_->size() && same_key((*added_)[reused_], key)) {
+                zend_hash_update(table_, key, value);
+                ++reused_;
+                return;
+            }
+            drop_previous();
+        }
+        zend_hash_update(table_, key, value);
+        note(key);
+    }
+
+    // The previous keys from position reused_ on leave the table, last first; one that
+    // shadowed an environment variable gets the environment's value back, in the bucket it
+    // always had.
+    void drop_previous() noexcept {
+        const std::size_t keep = reused_ == not_reusing ? 0 : reused_;
+        const env_snapshot& environment = current_environment();
+        while (added_->size() > keep) {
+            zend_string* key = added_->back();
+            if (const zval* value = environment.find_value(key)) {
+                zval restored;
+                ZVAL_COPY_VALUE(&restored, value);
+                zend_hash_update(table_, key, &restored);
+            } else {
+                zend_hash_del(table_, key);
+            }
+            added_->pop_back();
+            zend_string_release(key);
+        }
+        reused_ = not_reusing;
     }
 
     // As php-fpm registers a CGI parameter: the filter gets an emalloc'd copy it may replace.
@@ -88,16 +152,21 @@ struct variable_writer {
                                      &new_length)) {
             zval entry;
             ZVAL_STRINGL_FAST(&entry, copy, new_length);
-            zend_hash_update(table, key, &entry);
+            zend_hash_update(table_, key, &entry);
         }
         efree(copy);
     }
 
     void note(zend_string* key) const noexcept {
-        if (added != nullptr) {
-            added->push_back(zend_string_copy(key));
+        if (added_ != nullptr) {
+            added_->push_back(zend_string_copy(key));
         }
     }
+
+    HashTable* table_;
+    std::vector<zend_string*>* added_;
+    bool filtered_;
+    std::size_t reused_;
 };
 
 // Variables added besides the headers, for sizing the table: the CGI set, HTTPS, AUTH_TYPE,
@@ -139,20 +208,23 @@ bool variables_order_has_server() noexcept {
     return order != nullptr && (std::strchr(order, 'S') != nullptr || std::strchr(order, 's'));
 }
 
-void register_server_variables(slot_context& ctx, zval* array,
-                               std::vector<zend_string*>* added_keys, bool raw) noexcept {
-    const request& req = *ctx.req;
-    const std::vector<header>& headers = req.headers;
-    HashTable* table = Z_ARRVAL_P(array);
-    // One allocation for everything this request adds, instead of doubling as it grows. A
-    // packed table (an environment of numeric names only) is converted by the first insert.
+namespace {
+
+// One allocation for everything a request adds, instead of doubling as it grows. A packed
+// table (an environment of numeric names only) is converted by the first insert.
+void reserve_for_request(HashTable* table, const request& req) noexcept {
     if (!HT_IS_PACKED(table)) {
         zend_hash_extend(table,
                          zend_hash_num_elements(table) + fixed_variable_count +
-                             static_cast<uint32_t>(headers.size()),
+                             static_cast<uint32_t>(req.headers.size()),
                          0);
     }
-    const variable_writer out{table, added_keys, values_are_filtered && !raw};
+}
+
+// The SAPI's part of $_SERVER, in the order php-fpm's CGI parameters would come.
+void add_request_variables(slot_context& ctx, variable_writer& out) noexcept {
+    const request& req = *ctx.req;
+    const std::vector<header>& headers = req.headers;
 
     // The worker's env is part of its environment snapshot, imported before this.
     if (ctx.worker != nullptr) {
@@ -241,6 +313,57 @@ void register_server_variables(slot_context& ctx, zval* array,
         zend_string_release(key);
         keys[i] = nullptr;
     }
+}
+
+}  // namespace
+
+void register_server_variables(slot_context& ctx, zval* array,
+                               std::vector<zend_string*>* added_keys, bool raw) noexcept {
+    HashTable* table = Z_ARRVAL_P(array);
+    reserve_for_request(table, *ctx.req);
+    variable_writer out(table, added_keys, values_are_filtered && !raw, false);
+    add_request_variables(ctx, out);
+}
+
+void reuse_server_variables(slot_context& ctx, HashTable* table,
+                            std::vector<zend_string*>& keys) noexcept {
+    reserve_for_request(table, *ctx.req);
+    variable_writer out(table, &keys, values_are_filtered, true);
+    add_request_variables(ctx, out);
+    // What php_register_server_variables() adds after the SAPI's own variables.
+    zval value;
+    if (SG(request_info).auth_user != nullptr) {
+        ZVAL_STRING(&value, SG(request_info).auth_user);
+        out.add_engine(server_key::php_auth_user, &value);
+    }
+    if (SG(request_info).auth_password != nullptr) {
+        ZVAL_STRING(&value, SG(request_info).auth_password);
+        out.add_engine(server_key::php_auth_pw, &value);
+    }
+    if (SG(request_info).auth_digest != nullptr) {
+        ZVAL_STRING(&value, SG(request_info).auth_digest);
+        out.add_engine(server_key::php_auth_digest, &value);
+    }
+    ZVAL_DOUBLE(&value, sapi_get_request_time());
+    const double now = Z_DVAL(value);
+    out.add_engine(server_key::request_time_float, &value);
+    ZVAL_LONG(&value, zend_dval_to_lval(now));
+    out.add_engine(server_key::request_time, &value);
+    out.finish();
+}
+
+void note_engine_server_variables(std::vector<zend_string*>& keys) noexcept {
+    if (SG(request_info).auth_user != nullptr) {
+        keys.push_back(key_of(server_key::php_auth_user));
+    }
+    if (SG(request_info).auth_password != nullptr) {
+        keys.push_back(key_of(server_key::php_auth_pw));
+    }
+    if (SG(request_info).auth_digest != nullptr) {
+        keys.push_back(key_of(server_key::php_auth_digest));
+    }
+    keys.push_back(key_of(server_key::request_time_float));
+    keys.push_back(key_of(server_key::request_time));
 }
 
 }  // namespace spindle::sapi

@@ -29,7 +29,7 @@ void shutdown_server_variables() noexcept;
 ///
 /// In worker mode (ctx.worker set) it adds FRANKENPHP_WORKER=1. `added_keys`, when given,
 /// receives a reference to the key of every variable added, in order (worker mode reuses the
-/// array and removes exactly these before its next request; see release_server_keys).
+/// array for its next request: reuse_server_variables; see release_server_keys).
 ///
 /// `raw` skips the input filter whatever filter.default says (getenv() reads the values as
 /// received, as php-fpm's does).
@@ -39,6 +39,26 @@ void shutdown_server_variables() noexcept;
 void register_server_variables(slot_context& ctx, zval* track_vars_array,
                                std::vector<zend_string*>* added_keys = nullptr,
                                bool raw = false) noexcept;
+
+/// Worker mode: turns the $_SERVER `table` of the thread's previous request into the current
+/// request's, without copying the environment part again. `keys` lists, in order, the
+/// variables the previous request added (after the environment's entries, which come first);
+/// on return it lists this request's. The result is what a fresh build would give, in
+/// content and in order: register_server_variables()'s variables, then PHP's own
+/// (PHP_AUTH_USER, PHP_AUTH_PW, PHP_AUTH_DIGEST when set, REQUEST_TIME_FLOAT, REQUEST_TIME).
+/// Keys that come again at the same position keep their bucket and get the new value (a
+/// stream of requests with the same header names touches no bucket); from the first that
+/// differs, the previous request's remaining keys are deleted, or get the environment's value
+/// back where they had shadowed it, and the rest is added. PG(http_globals)[TRACK_VARS_SERVER]
+/// must already be `table` (the input filter registers into it). Slot thread, during request
+/// start-up; may bail out as register_server_variables() may, leaving in `keys` every request
+/// key the table holds.
+void reuse_server_variables(slot_context& ctx, HashTable* table,
+                            std::vector<zend_string*>& keys) noexcept;
+
+/// After PHP built a fresh $_SERVER: adds to `keys` those of the variables PHP adds after the
+/// SAPI's that this request has, in PHP's order (see reuse_server_variables). Slot thread.
+void note_engine_server_variables(std::vector<zend_string*>& keys) noexcept;
 
 /// True when variables_order has 'S': without it PHP leaves $_SERVER empty
 /// (php_auto_globals_create_server), and so does Spindle. Slot thread.

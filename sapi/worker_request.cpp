@@ -6,10 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "sapi/env_functions.hpp"
-#include "sapi/env_snapshot.hpp"
 #include "sapi/php.hpp"
-#include "sapi/server_keys.hpp"
 #include "sapi/server_variables.hpp"
 
 namespace spindle::sapi {
@@ -33,60 +30,19 @@ void call_module_hooks(bool startup) {
     }
 }
 
-// What php_register_server_variables() adds after the SAPI's own variables.
-void add_engine_server_variables(HashTable* server, std::vector<zend_string*>& keys) {
-    zval value;
-    auto put = [&](server_key name) {
-        zend_string* key = key_of(name);
-        zend_hash_update(server, key, &value);
-        keys.push_back(key);  // interned: no reference to take
-    };
-    if (SG(request_info).auth_user != nullptr) {
-        ZVAL_STRING(&value, SG(request_info).auth_user);
-        put(server_key::php_auth_user);
-    }
-    if (SG(request_info).auth_password != nullptr) {
-        ZVAL_STRING(&value, SG(request_info).auth_password);
-        put(server_key::php_auth_pw);
-    }
-    if (SG(request_info).auth_digest != nullptr) {
-        ZVAL_STRING(&value, SG(request_info).auth_digest);
-        put(server_key::php_auth_digest);
-    }
-    ZVAL_DOUBLE(&value, sapi_get_request_time());
-    double now = Z_DVAL(value);
-    put(server_key::request_time_float);
-    ZVAL_LONG(&value, zend_dval_to_lval(now));
-    put(server_key::request_time);
-}
-
 // $_SERVER for a worker request. The array of the thread's previous request is reused when
 // nothing else holds it (a write by the application separated it, so it is exactly what
-// Spindle built): its request entries are removed, the environment values they had shadowed
-// restored, and the new request's entries added. The environment part, which can be
-// thousands of entries, is not copied again. Otherwise PHP builds a fresh one.
+// Spindle built): its request entries become the new request's (reuse_server_variables), and
+// the environment part, which can be thousands of entries, is not copied again. Otherwise PHP
+// builds a fresh one.
 void build_server_array(slot_context& ctx) {
     zend_array* kept = ctx.kept_server;
     zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
     if (kept != nullptr && GC_REFCOUNT(kept) == 1 && !PG(register_argc_argv) &&
         Z_TYPE_P(server) == IS_UNDEF && variables_order_has_server()) {
-        const env_snapshot& environment = current_environment();
-        // Last added first: each removed entry is then the table's last bucket, so the table
-        // shrinks back instead of collecting holes. A shadowed environment value is restored
-        // in place, in the bucket it always had.
-        for (auto it = ctx.server_keys.rbegin(); it != ctx.server_keys.rend(); ++it) {
-            if (const zval* value = environment.find_value(*it)) {
-                zval restored;
-                ZVAL_COPY_VALUE(&restored, value);
-                zend_hash_update(kept, *it, &restored);
-            } else {
-                zend_hash_del(kept, *it);
-            }
-        }
-        release_server_keys(ctx.server_keys);
+        // The input filter registers into PG(http_globals)[TRACK_VARS_SERVER]: set it first.
         ZVAL_ARR(server, kept);
-        register_server_variables(ctx, server, &ctx.server_keys);
-        add_engine_server_variables(kept, ctx.server_keys);
+        reuse_server_variables(ctx, kept, ctx.server_keys);
         GC_ADDREF(kept);  // PG(http_globals) and ctx.kept_server
         zval global;
         ZVAL_ARR(&global, kept);
@@ -107,11 +63,7 @@ void build_server_array(slot_context& ctx) {
     release_server_keys(ctx.server_keys);
     zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
     if (Z_TYPE_P(server) == IS_ARRAY) {
-        for (server_key name :
-             {server_key::php_auth_user, server_key::php_auth_pw, server_key::php_auth_digest,
-              server_key::request_time_float, server_key::request_time}) {
-            ctx.server_keys.push_back(key_of(name));
-        }
+        note_engine_server_variables(ctx.server_keys);
         ctx.kept_server = Z_ARR_P(server);
         GC_ADDREF(ctx.kept_server);
     }

@@ -160,6 +160,48 @@ def test_uncommon_names_never_leak_into_another_request(spindle, mode):
             assert third["HTTP_X_FOO"] == "lower" and "HTTP_X_BAR" not in third
 
 
+def test_server_keys_come_in_the_order_of_a_fresh_build_whatever_came_before(spindle, mode):
+    # A worker thread reuses its $_SERVER and keeps the buckets of keys that come again at the
+    # same place (sapi/server_variables.cpp): whatever the previous request sent, the order
+    # must be the one a fresh build gives. Header keys in the order sent, after the CGI ones;
+    # PHP's own last.
+    srv = spindle(APP, *one_thread(mode), env={"HTTP_X_TWO": "env-value"})
+    requests = {
+        "three": ("/dump.php", [("X-One", "1"), ("Accept", "a"), ("X-Two", "2")]),
+        "swapped": ("/dump.php", [("X-Two", "2"), ("X-One", "1")]),
+        "auth": ("/dump.php/extra", [("Accept", "a"), ("Authorization", "Basic dTpw")]),
+        "none": ("/dump.php", []),
+    }
+
+    def keys_and_values(name):
+        target, headers = requests[name]
+        r = conn.request("GET", target, headers=headers)
+        assert r.status == 200, r
+        server = r.json()["server"]
+        # HTTP_X_TWO keeps the environment's place, the request's value or not.
+        sent = ["HTTP_HOST"] + [http_key(header) for header, _ in headers if header != "X-Two"]
+        request_keys = [key for key in server if key.startswith("HTTP_") and key != "HTTP_X_TWO"]
+        assert request_keys == sent, (name, list(server))
+        tail = ["REQUEST_TIME_FLOAT", "REQUEST_TIME"]
+        if name == "auth":
+            tail = ["PHP_AUTH_USER", "PHP_AUTH_PW"] + tail
+            assert server["PATH_INFO"] == "/extra" and "PATH_TRANSLATED" in server
+        else:
+            assert "PATH_TRANSLATED" not in server and "PHP_AUTH_USER" not in server
+        assert list(server)[-len(tail):] == tail, (name, list(server))
+        # The environment's value is back once a request stops shadowing it.
+        assert server["HTTP_X_TWO"] == ("2" if "X-Two" in dict(headers) else "env-value")
+        changing = ("REQUEST_TIME_FLOAT", "REQUEST_TIME", "REMOTE_PORT")
+        return [(key, None if key in changing else value) for key, value in server.items()]
+
+    with srv.connect() as conn:
+        first = {name: keys_and_values(name) for name in requests}
+        for order in (["swapped", "three", "none", "auth", "three", "auth", "swapped"],
+                      ["three", "three", "none", "none", "swapped", "swapped"]):
+            for name in order:
+                assert keys_and_values(name) == first[name], name
+
+
 def test_repeated_headers_are_joined(spindle):
     srv = spindle(APP)
     seen = dump(srv, headers=[("X-Multi", "a"), ("Accept", "text/html"), ("x-multi", "b"),
