@@ -1,5 +1,7 @@
 #include "sapi/execution_watchdog.hpp"
 
+#include <pthread.h>
+
 #include <utility>
 
 namespace spindle::sapi {
@@ -39,6 +41,7 @@ void execution_watchdog::disarm(std::size_t slot) noexcept {
 }
 
 void execution_watchdog::run() {
+    pthread_setname_np(pthread_self(), "spindle-watch");
     std::unique_lock lock(mutex_);
     while (!stop_.wait_for(lock, tick_, [this] { return stopping_; })) {
         lock.unlock();

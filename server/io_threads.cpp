@@ -1,6 +1,9 @@
 #include "server/io_threads.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <string>
 
 namespace spindle::server {
 
@@ -28,8 +31,12 @@ boost::asio::io_context::executor_type io_threads::next_executor() noexcept {
 
 void io_threads::start() {
     threads_.reserve(contexts_.size());
-    for (auto& context : contexts_) {
-        threads_.emplace_back([&context] { context->run(); });
+    for (std::size_t i = 0; i < contexts_.size(); ++i) {
+        threads_.emplace_back([this, i] {
+            // Named for top -H, perf and gdb (15 characters at most).
+            pthread_setname_np(pthread_self(), ("spindle-io-" + std::to_string(i)).c_str());
+            contexts_[i]->run();
+        });
     }
 }
 

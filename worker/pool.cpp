@@ -1,5 +1,7 @@
 #include "worker/pool.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
@@ -162,6 +164,9 @@ pool_stats pool::stats() const {
 
 void pool::run_slot(std::size_t index) {
     slot& s = *slots_[index];
+    // Named after its slot for top -H, perf and gdb; /threads on the admin endpoint uses the
+    // same index.
+    pthread_setname_np(pthread_self(), ("spindle-php-" + std::to_string(index)).c_str());
     groups_[slot_group_[index]]->options.runtime->run_thread(index, *this);
     // Whatever the runtime left behind (restarting after a failed boot, booting after a
     // refused start), the thread is over.

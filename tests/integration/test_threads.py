@@ -1,6 +1,8 @@
 """Many requests at once on the PHP thread pool, and what a full pool answers."""
 
+import os
 import time
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -53,3 +55,15 @@ def test_full_pool_answers_503_after_max_wait_time(spindle):
     assert first.status == 200 and first.body == b"slept 3000 ms\n", first
     # Once the thread is free, requests are served again.
     assert srv.get("/echo_id.php?id=after").body == b"after\n" * 50
+
+
+def test_threads_are_named_for_top_and_perf(spindle, mode):
+    srv = spindle("http")
+    # A worker request's time limit is kept by the watchdog thread, started by the first one.
+    assert srv.get("/echo_id.php?id=x").status == 200
+    names = [Path(f"/proc/{srv.pid}/task/{task}/comm").read_text().strip()
+             for task in os.listdir(f"/proc/{srv.pid}/task")]
+    for prefix in ("spindle-php-", "spindle-io-"):
+        numbers = sorted(int(n[len(prefix):]) for n in names if n.startswith(prefix))
+        assert numbers and numbers == list(range(len(numbers))), (prefix, names)
+    assert ("spindle-watch" in names) == (mode == "worker"), names
