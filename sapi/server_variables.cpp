@@ -48,7 +48,7 @@ bool same_key(const zend_string* a, const zend_string* b) noexcept {
 // so the table shrinks) and building goes on as in a fresh array. Either way the table ends
 // up, in content and in order, as a fresh build would leave it.
 class variable_writer {
-public:
+  public:
     variable_writer(HashTable* table, std::vector<zend_string*>* added, bool filtered,
                     bool reusing) noexcept
         : table_(table), added_(added), filtered_(filtered), reused_(reusing ? 0 : not_reusing) {
@@ -104,7 +104,7 @@ public:
         }
     }
 
-private:
+  private:
     static constexpr std::size_t not_reusing = static_cast<std::size_t>(-1);
 
     void put(zend_string* key, zval* value) noexcept {
