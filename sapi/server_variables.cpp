@@ -120,13 +120,12 @@ class variable_writer {
         note(key);
     }
 
-    // The previous keys from position reused_ on leave the table, last first; one that
-    // shadowed an environment variable gets the environment's value back, in the bucket it
+    // While reusing: the previous keys from position reused_ on leave the table, last first; one
+    // that shadowed an environment variable gets the environment's value back, in the bucket it
     // always had.
     void drop_previous() noexcept {
-        const std::size_t keep = reused_ == not_reusing ? 0 : reused_;
         const env_snapshot& environment = current_environment();
-        while (added_->size() > keep) {
+        while (added_->size() > reused_) {
             zend_string* key = added_->back();
             if (const zval* value = environment.find_value(key)) {
                 zval restored;
