@@ -56,6 +56,9 @@ if(_zend_signals)
                       "--disable-zend-signals (scripts/build-php.sh does).")
 endif()
 
+# Looked up again at each configure: a build folder pointed at another PHP (-DPHP_CONFIG=...)
+# must not keep linking the library find_library() cached for the previous one.
+unset(PHP_EMBED_LIBRARY CACHE)
 find_library(PHP_EMBED_LIBRARY NAMES php PATHS "${PHP_PREFIX}/lib" NO_DEFAULT_PATH)
 if(NOT PHP_EMBED_LIBRARY)
   message(FATAL_ERROR "libphp not found under ${PHP_PREFIX}/lib: PHP was not built with --enable-embed")
