@@ -5,7 +5,8 @@
 #   scripts/install-deps.sh apps   the Debian-packaged PHP applications that tests/apps drives
 #                                  end to end, and the MariaDB server WordPress needs; their
 #                                  files are served by Spindle's own libphp (Debian's php8.2
-#                                  packages come along as dependencies and are never loaded)
+#                                  packages come along as dependencies; only the CLI runs,
+#                                  for MediaWiki's installer)
 set -euo pipefail
 
 build_packages=(
@@ -36,6 +37,9 @@ app_packages=(
   php-symfony-http-kernel php-symfony-http-foundation php-symfony-routing
   php-symfony-event-dispatcher php-symfony-error-handler php-twig
   php-symfony-security-csrf
+  # MediaWiki's installer (maintenance/install.php) runs on Debian's CLI: Spindle's PHP build
+  # has none. It needs SQLite there.
+  php8.2-sqlite3
 )
 
 case ${1:-build} in

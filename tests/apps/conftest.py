@@ -3,9 +3,7 @@
 `spindle run` for an app whose set-up (a database, an installed wiki) is worth doing once per
 test module."""
 
-import os
-import re
-import subprocess
+import shutil
 import sys
 from pathlib import Path
 
@@ -20,31 +18,17 @@ from spindle_harness import check_servers, start_config_server  # noqa: E402
 
 def pytest_addoption(parser):
     spindle_harness.pytest_addoption(parser)
-    parser.addoption(
-        "--php-config",
-        action="store",
-        default=os.environ.get("SPINDLE_PHP_CONFIG"),
-        help="php-config of the PHP build spindle embeds (its CLI runs app installers); "
-        "default: PHP_CONFIG from the CMakeCache.txt beside the spindle binary",
-    )
 
 
 @pytest.fixture(scope="session")
-def php_cli(request, spindle_binary):
-    """The PHP command-line binary of the same build as spindle's libphp, for an app's own
-    install scripts (Debian's php8.2-cli lacks extensions these apps need, e.g. pdo_sqlite)."""
-    php_config = request.config.getoption("--php-config")
-    if not php_config:
-        cache = Path(spindle_binary).resolve().parent / "CMakeCache.txt"
-        if cache.is_file():
-            found = re.search(r"^PHP_CONFIG:\w+=(.+)$", cache.read_text(), re.MULTILINE)
-            php_config = found.group(1) if found else None
-    if not php_config:
-        pytest.fail("no php-config found: give --php-config=PATH (or SPINDLE_PHP_CONFIG)")
-    binary = subprocess.run([php_config, "--php-binary"], check=True, capture_output=True,
-                            text=True).stdout.strip()
-    if not Path(binary).is_file():
-        pytest.fail(f"{php_config} names a PHP CLI that is not there: {binary}")
+def php_cli():
+    """Debian's PHP command line (php8.2-cli, with php8.2-sqlite3 from install-deps.sh apps),
+    for an app's own install scripts: Spindle's PHP build is a library without a CLI, and what
+    an installer writes (a SQLite database, LocalSettings.php) is read by whichever PHP serves
+    the app."""
+    binary = shutil.which("php8.2")
+    if binary is None:
+        pytest.fail("no php8.2 command: run scripts/install-deps.sh apps")
     return binary
 
 

@@ -31,7 +31,7 @@ def install(php_cli, base):
     (base / "db").mkdir()
     (base / "cache").mkdir()
     result = subprocess.run(
-        [php_cli, "-n", "-d", "memory_limit=512M", str(MEDIAWIKI / "maintenance/install.php"),
+        [php_cli, "-d", "memory_limit=512M", str(MEDIAWIKI / "maintenance/install.php"),
          "--dbtype", "sqlite", "--dbpath", str(base / "db"), "--dbname", "wiki",
          "--server", "http://127.0.0.1", "--scriptpath", "", "--pass", PASSWORD,
          "--confpath", str(base), "--lang", "en", "Spindle Wiki", ADMIN],
