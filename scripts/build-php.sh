@@ -33,8 +33,9 @@ configure_flags=(
   # Zend signals install per-request handlers that touch TSRM globals from whichever thread
   # a signal lands on; the server owns signals instead (FrankenPHP builds the same way).
   --disable-zend-signals
-  # No CLI: nothing uses it, and building it compiles every file twice (libtool's non-PIC
-  # objects for the executable besides the shared library's).
+  # No CLI: the image ships none (tests/apps runs MediaWiki's installer on Debian's), and
+  # building it compiles every file twice (libtool's non-PIC objects for the executable
+  # besides the shared library's).
   --disable-cli --disable-cgi --disable-phpdbg
   --disable-all
   --enable-opcache
