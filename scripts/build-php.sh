@@ -151,6 +151,7 @@ compile() {  # compile LABEL [MAKE-VARIABLE=VALUE...]
   shift
   total=$(grep -cE '^[^ ]+\.lo:' Makefile || echo 0)
   log "$label: compiling about $total objects with $jobs jobs"
+  touch "$work/make.log.start"
   make -j"$jobs" "$@" >"$work/make.log" 2>&1 &
   make_pid=$!
   while kill -0 "$make_pid" 2>/dev/null; do
@@ -197,14 +198,12 @@ train() {
   fi
 }
 
-touch "$work/make.log.start"
 if [[ $pgo == 1 ]]; then
   # -fprofile-update=single: the training runs on one thread.
   compile "instrumented build" PROF_FLAGS="-fprofile-generate -fprofile-update=single"
   install_php
   train
   make prof-clean >/dev/null
-  touch "$work/make.log.start"
   # partial-training: code the training never ran is optimised as usual, not for size.
   compile "profile-guided build" PROF_FLAGS="-fprofile-use -fprofile-partial-training \
 -fprofile-correction -Wno-missing-profile"

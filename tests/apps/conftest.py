@@ -11,13 +11,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "integration"))
 
-import spindle_harness  # noqa: E402
 from spindle_harness import *  # noqa: E402,F401,F403
 from spindle_harness import check_servers, start_config_server  # noqa: E402
-
-
-def pytest_addoption(parser):
-    spindle_harness.pytest_addoption(parser)
 
 
 @pytest.fixture(scope="session")
