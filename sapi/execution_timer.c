@@ -7,7 +7,8 @@
 // the thread is the same and so is its timer. FrankenPHP's author proposed reusing the timer
 // upstream (php-src#12539, not merged); Spindle cannot patch its PHP build without rebuilding
 // every cached build (13 minutes or more on 2 cores), so it replaces the one exported function
-// instead. libphp calls zend_max_execution_timer_init() through its PLT, so the definition
+// instead. libphp calls zend_max_execution_timer_init() through its PLT (scripts/build-php.sh
+// binds libphp's other calls inside the library, this one excepted), so the definition
 // below, exported by the spindle executable (server/CMakeLists.txt), is the one that runs.
 // Without the export (unit tests, the fuzz target) PHP's own runs, and nothing changes but the
 // cost.

@@ -48,8 +48,18 @@ configure_flags=(
   --enable-bcmath --enable-exif --with-curl --with-zip --enable-posix
   --with-password-argon2 --enable-phar
 )
+# libphp.so is position-independent code, and by default every call from one of PHP's
+# exported functions to another (_emalloc, zend_hash_find, zval_ptr_dtor: 62,000 call sites)
+# goes through the PLT, and none of them can be inlined, in case another object interposes
+# them. Debian's php-fpm, an executable, pays neither. -fno-semantic-interposition lets GCC
+# inline and call them directly within a file; the dynamic list binds every function call
+# inside the library to the library's own definition (what -Bsymbolic-functions does), except
+# the one function Spindle replaces (sapi/execution_timer.c). Data stays preemptible: the
+# executable's copies of PHP globals (copy relocations) must be the ones PHP uses.
+interposable_functions=(zend_max_execution_timer_init)
+php_cflags="-g -O2 -fno-semantic-interposition"
 # Bump when the build recipe (patches, steps) changes in a way flags don't show.
-recipe_version=3
+recipe_version=4
 pgo=${PHP_PGO:-1}
 training_dir=$(cd "$(dirname "$0")/pgo" && pwd)
 
@@ -102,7 +112,8 @@ training=none
 if [[ $pgo == 1 ]]; then
   training=$(cd "$training_dir" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
 fi
-key=$(printf '%s\n' "$recipe_version" "$(basename "$tarball")" "${configure_flags[@]}" "$training" |
+key=$(printf '%s\n' "$recipe_version" "$(basename "$tarball")" "${configure_flags[@]}" "$training" \
+  "$php_cflags" "${interposable_functions[@]}" |
   sha256sum | cut -c1-12)
 prefix="$cache_root/php-$version-$key"
 
@@ -135,9 +146,13 @@ log "configure (log: $work/configure.log)"
 # With instrumentation, an ifunc resolver (PHP picks its SSE4.2/AVX2 string routines with them)
 # would count its calls before the dynamic loader has relocated its library, and crash it;
 # without ifunc PHP picks them through function pointers, as it does under sanitizers.
-configure_env=()
+dynamic_list="$work/interposable.list"
+printf '{\n%s};\n' "$(printf '  %s;\n' "${interposable_functions[@]}")" >"$dynamic_list"
+# PHP's Makefile takes LDFLAGS from make's command line (compile below), not from configure.
+php_ldflags="-Wl,--dynamic-list-data -Wl,--dynamic-list=$dynamic_list"
+configure_env=(CFLAGS="$php_cflags")
 if [[ $pgo == 1 ]]; then
-  configure_env=(ax_cv_have_func_attribute_ifunc=no)
+  configure_env+=(ax_cv_have_func_attribute_ifunc=no)
 fi
 if ! env "${configure_env[@]}" ./configure --prefix="$prefix" "${configure_flags[@]}" \
   >"$work/configure.log" 2>&1; then
@@ -152,7 +167,7 @@ compile() {  # compile LABEL [MAKE-VARIABLE=VALUE...]
   total=$(grep -cE '^[^ ]+\.lo:' Makefile || echo 0)
   log "$label: compiling about $total objects with $jobs jobs"
   touch "$work/make.log.start"
-  make -j"$jobs" "$@" >"$work/make.log" 2>&1 &
+  make -j"$jobs" LDFLAGS="$php_ldflags" "$@" >"$work/make.log" 2>&1 &
   make_pid=$!
   while kill -0 "$make_pid" 2>/dev/null; do
     sleep 30
