@@ -143,14 +143,14 @@ if [[ ! -x configure ]]; then
   ./buildconf --force >&2
 fi
 log "configure (log: $work/configure.log)"
-# With instrumentation, an ifunc resolver (PHP picks its SSE4.2/AVX2 string routines with them)
-# would count its calls before the dynamic loader has relocated its library, and crash it;
-# without ifunc PHP picks them through function pointers, as it does under sanitizers.
 dynamic_list="$work/interposable.list"
 printf '{\n%s};\n' "$(printf '  %s;\n' "${interposable_functions[@]}")" >"$dynamic_list"
 # PHP's Makefile takes LDFLAGS from make's command line (compile below), not from configure.
 php_ldflags="-Wl,--dynamic-list-data -Wl,--dynamic-list=$dynamic_list"
 configure_env=(CFLAGS="$php_cflags")
+# With instrumentation, an ifunc resolver (PHP picks its SSE4.2/AVX2 string routines with them)
+# would count its calls before the dynamic loader has relocated its library, and crash it;
+# without ifunc PHP picks them through function pointers, as it does under sanitizers.
 if [[ $pgo == 1 ]]; then
   configure_env+=(ax_cv_have_func_attribute_ifunc=no)
 fi
@@ -229,6 +229,17 @@ install_php
 
 if ! grep -qs '^#define ZTS 1' "$prefix/include/php/main/php_config.h"; then
   log "built PHP is not ZTS"
+  exit 1
+fi
+# A PLT slot (JUMP_SLOT relocation) is what lets a call be replaced: the functions Spindle
+# replaces must keep theirs, and PHP's own calls (_emalloc stands for them) must have none.
+relocations=$(readelf -rW "$prefix/lib/libphp.so")
+for fn in "${interposable_functions[@]}"; do
+  grep -qE "JUMP_SLOT.* $fn( |\$)" <<<"$relocations" ||
+    { log "libphp no longer calls $fn through its PLT: Spindle could not replace it"; exit 1; }
+done
+if grep -qE 'JUMP_SLOT.* _emalloc( |$)' <<<"$relocations"; then
+  log "libphp still calls its own functions through its PLT (the dynamic list was not linked)"
   exit 1
 fi
 touch "$prefix/.complete"
