@@ -56,7 +56,7 @@ configure_flags=(
 # inside the library to the library's own definition (what -Bsymbolic-functions does), except
 # the one function Spindle replaces (sapi/execution_timer.c). Data stays preemptible: the
 # executable's copies of PHP globals (copy relocations) must be the ones PHP uses.
-interposable_functions=(zend_max_execution_timer_init)
+interposable_function=zend_max_execution_timer_init
 php_cflags="-g -O2 -fno-semantic-interposition"
 # Bump when the build recipe (patches, steps) changes in a way flags don't show.
 recipe_version=4
@@ -113,7 +113,7 @@ if [[ $pgo == 1 ]]; then
   training=$(cd "$training_dir" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
 fi
 key=$(printf '%s\n' "$recipe_version" "$(basename "$tarball")" "${configure_flags[@]}" "$training" \
-  "$php_cflags" "${interposable_functions[@]}" |
+  "$php_cflags" "$interposable_function" |
   sha256sum | cut -c1-12)
 prefix="$cache_root/php-$version-$key"
 
@@ -144,7 +144,7 @@ if [[ ! -x configure ]]; then
 fi
 log "configure (log: $work/configure.log)"
 dynamic_list="$work/interposable.list"
-printf '{\n%s};\n' "$(printf '  %s;\n' "${interposable_functions[@]}")" >"$dynamic_list"
+printf '{ %s; };\n' "$interposable_function" >"$dynamic_list"
 # PHP's Makefile takes LDFLAGS from make's command line (compile below), not from configure.
 php_ldflags="-Wl,--dynamic-list-data -Wl,--dynamic-list=$dynamic_list"
 configure_env=(CFLAGS="$php_cflags")
@@ -231,13 +231,13 @@ if ! grep -qs '^#define ZTS 1' "$prefix/include/php/main/php_config.h"; then
   log "built PHP is not ZTS"
   exit 1
 fi
-# A PLT slot (JUMP_SLOT relocation) is what lets a call be replaced: the functions Spindle
-# replaces must keep theirs, and PHP's own calls (_emalloc stands for them) must have none.
+# A PLT slot (JUMP_SLOT relocation) is what lets a call be replaced: the function Spindle
+# replaces must keep its own, and PHP's own calls (_emalloc stands for them) must have none.
 relocations=$(readelf -rW "$prefix/lib/libphp.so")
-for fn in "${interposable_functions[@]}"; do
-  grep -qE "JUMP_SLOT.* $fn( |\$)" <<<"$relocations" ||
-    { log "libphp no longer calls $fn through its PLT: Spindle could not replace it"; exit 1; }
-done
+if ! grep -qE "JUMP_SLOT.* $interposable_function( |\$)" <<<"$relocations"; then
+  log "libphp no longer calls $interposable_function through its PLT: Spindle could not replace it"
+  exit 1
+fi
 if grep -qE 'JUMP_SLOT.* _emalloc( |$)' <<<"$relocations"; then
   log "libphp still calls its own functions through its PLT (the dynamic list was not linked)"
   exit 1
