@@ -67,3 +67,18 @@ def test_threads_are_named_for_top_and_perf(spindle, mode):
         numbers = sorted(int(n[len(prefix):]) for n in names if n.startswith(prefix))
         assert numbers and numbers == list(range(len(numbers))), (prefix, names)
     assert ("spindle-watch" in names) == (mode == "worker"), names
+
+
+def test_php_threads_run_as_batch_and_io_threads_do_not(spindle, mode):
+    # PHP threads woken with a request must not preempt the I/O thread that woke them
+    # (worker/pool.cpp); the I/O threads keep the default policy to read clients at once.
+    srv = spindle("http")
+    assert srv.get("/echo_id.php?id=x").status == 200
+    policies = {}
+    for task in os.listdir(f"/proc/{srv.pid}/task"):
+        name = Path(f"/proc/{srv.pid}/task/{task}/comm").read_text().strip()
+        policies[name] = os.sched_getscheduler(int(task))
+    php = {n: p for n, p in policies.items() if n.startswith("spindle-php-")}
+    io = {n: p for n, p in policies.items() if n.startswith("spindle-io-")}
+    assert php and all(p == os.SCHED_BATCH for p in php.values()), policies
+    assert io and all(p == os.SCHED_OTHER for p in io.values()), policies
