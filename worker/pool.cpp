@@ -19,16 +19,14 @@ namespace {
 // thread handing out requests was preempted at each hand-off by the PHP thread it had just
 // woken, before it could parse and hand out the next ones: a context switch per request each
 // way. The I/O threads keep SCHED_OTHER, so a client's bytes are still read at once. At
-// saturation on 2 cores: worker hello 29.7 -> 21.4 us of CPU per request, classic hello
-// 41.6 -> 37.1, p99 at c=128 about halved (bench/RESULTS.md item 15). Slot thread.
+// saturation on 2 cores: worker hello 30.3 -> 21.4 us of CPU per request, classic hello
+// 55.5 -> 46.4, p99 at c=128 about halved (bench/RESULTS.md item 15). Slot thread.
 void run_as_batch_thread(std::size_t index) {
     sched_param param{};
     if (const int error = pthread_setschedparam(pthread_self(), SCHED_BATCH, &param); error != 0) {
         // A sandbox may refuse it; the thread then runs as before, only slower under load.
-        spdlog::get("worker")->debug(
-            "slot {}: SCHED_BATCH refused ({}), keeping the default "
-            "policy",
-            index, std::strerror(error));
+        spdlog::get("worker")->debug("slot {}: SCHED_BATCH refused ({}); default policy kept",
+                                     index, std::strerror(error));
     }
 }
 
