@@ -1,6 +1,7 @@
 #include "sapi/execution_watchdog.hpp"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <utility>
 
@@ -42,6 +43,11 @@ void execution_watchdog::disarm(std::size_t slot) noexcept {
 
 void execution_watchdog::run() {
     pthread_setname_np(pthread_self(), "spindle-watch");
+    // The first arm() runs on a PHP slot thread, whose SCHED_BATCH (worker/pool.cpp) this thread
+    // inherits; a watchdog whose wake-ups wait for a busy PHP thread's time slice would end
+    // overdue requests late. Should the kernel refuse, it runs as the slot threads do.
+    sched_param param{};
+    pthread_setschedparam(pthread_self(), SCHED_OTHER, &param);
     std::unique_lock lock(mutex_);
     while (!stop_.wait_for(lock, tick_, [this] { return stopping_; })) {
         lock.unlock();

@@ -82,3 +82,6 @@ def test_php_threads_run_as_batch_and_io_threads_do_not(spindle, mode):
     io = {n: p for n, p in policies.items() if n.startswith("spindle-io-")}
     assert php and all(p == os.SCHED_BATCH for p in php.values()), policies
     assert io and all(p == os.SCHED_OTHER for p in io.values()), policies
+    # The watchdog, started from a PHP thread, must not inherit its policy.
+    if mode == "worker":
+        assert policies["spindle-watch"] == os.SCHED_OTHER, policies
