@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <string>
 
 #include <spdlog/spdlog.h>
 
@@ -166,6 +167,12 @@ void ini_defaults(HashTable* configuration) {
     set("html_errors", "0");
     set("expose_php", "0");
     set("max_execution_time", "30");
+    // assert() compiled out (-1 can only be set at start-up): a failing assertion does not
+    // throw here where it would not under a php-fpm with php.ini-production.
+    set("zend.assertions", "-1");
+    // Deprecations unreported: under PHP 8.2 an older app logs one for every dynamic property
+    // it creates, on every request.
+    set("error_reporting", std::to_string(E_ALL & ~E_DEPRECATED & ~E_STRICT));
     // argv/argc from the query string is a CLI habit that costs every web request.
     set("register_argc_argv", "0");
     set("opcache.enable", "1");
