@@ -333,6 +333,15 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
             }
             continue;
         }
+        if (iequals(h.name, "content-type")) {
+            // A 304 updates a cache's stored headers, and PHP adds its default type to every
+            // response (php-fpm and Go's net/http drop it here too). Elsewhere the name is
+            // spelt as everyone spells it, not as PHP's default header has it ("Content-type").
+            if (status_ != 304) {
+                head.append("Content-Type: ").append(h.value).append("\r\n");
+            }
+            continue;
+        }
         has_server = has_server || iequals(h.name, "server");
         head.append(h.name).append(": ").append(h.value).append("\r\n");
     }

@@ -168,12 +168,12 @@ def test_cookies_in_several_headers(spindle):
     assert data["cookie"] == {"a": "1", "b": "2", "c": "3"}
 
 
-def test_request_merges_get_and_post(spindle):
+def test_request_merges_get_and_post_without_cookies(spindle):
     srv = spindle("sapi")
-    data = srv.post("/superglobals.php?g=get&both=from-get", "p=post&both=from-post").json()
-    assert data["request"]["g"] == "get"
-    assert data["request"]["p"] == "post"
-    assert data["request"]["both"] == "from-post"
+    data = srv.post("/superglobals.php?g=get&both=from-get", "p=post&both=from-post",
+                    headers={"Cookie": "c=cookie; both=from-cookie"}).json()
+    assert data["request"] == {"g": "get", "p": "post", "both": "from-post"}, data
+    assert data["cookie"] == {"c": "cookie", "both": "from-cookie"}, data
 
 
 @pytest.mark.parametrize("size", [1000, 300_000], ids=["small", "300KB"])
@@ -224,6 +224,26 @@ def test_header_functions_and_response_code(spindle):
     assert r.header_all("X-Multi") == ["first", "second"]
     assert r.header_all("X-Replaced") == ["new"]
     assert r.body == b"created\n"
+
+
+def test_default_content_type_is_spelt_content_type(spindle):
+    srv = spindle("sapi")
+    r = srv.raw(b"GET /teapot.php HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert r.status == 418, r
+    names = [name for name, _ in r.headers]
+    assert "Content-Type" in names and "Content-type" not in names, r
+    assert r.header("Content-Type") == "text/html; charset=UTF-8", r
+
+
+def test_not_modified_carries_no_content_type(spindle):
+    srv = spindle("sapi")
+    fresh = srv.get("/not_modified.php")
+    assert fresh.status == 200 and fresh.header("Content-Type") == "application/json", fresh
+    r = srv.get("/not_modified.php", headers={"If-None-Match": '"v1"'})
+    assert r.status == 304, r
+    assert r.header("ETag") == '"v1"', r
+    assert r.header("Content-Type") is None, r
+    assert r.body == b"", r
 
 
 def test_date_header_is_sent_once(spindle):
