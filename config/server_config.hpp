@@ -25,7 +25,7 @@ using string_pairs = std::vector<std::pair<std::string, std::string>>;
 
 /// Limits and timeouts of the HTTP front end. All of them apply per connection.
 struct http_limits {
-    std::size_t max_header_size = 64 * 1024;       ///< request line + headers; over it -> 431
+    std::size_t max_header_size = 64 * 1024;       ///< request line + headers; over it -> 431 (414)
     std::size_t max_body_size = 64 * 1024 * 1024;  ///< request body; over it -> 413
     std::size_t body_memory_size = 64 * 1024;      ///< body bytes kept in memory before spilling
     std::chrono::milliseconds read_header_timeout{10'000};  ///< first byte to end of headers

@@ -218,7 +218,18 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
     }
     keep_alive_ = false;
     if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+        // The parser sets the target once the whole request line is in.
+        if (parser_->get().target().empty()) {
+            respond(414, "request target too long", false);
+            return;
+        }
         respond(431, "request header block too large", false);
+        return;
+    }
+    // Beast's parser accepts HTTP/1.0 and HTTP/1.1 only and refuses any other version as it
+    // refuses a garbled one.
+    if (ec == http::error::bad_version && names_http_version()) {
+        respond(505, "only HTTP/1.0 and HTTP/1.1 are supported", false);
         return;
     }
     if (ec == http::error::body_limit) {
@@ -261,13 +272,28 @@ void http_session::on_continue_sent(beast::error_code ec, std::size_t) {
     do_read_body();
 }
 
+bool http_session::names_http_version() const {
+    // "HTTP/d.d" at the end of the request line: a version, only not 1.0 or 1.1 (the parser
+    // refuses them all alike), which earns 505 rather than 400.
+    const auto data = buffer_.cdata();
+    std::string_view line(static_cast<const char*>(data.data()), data.size());
+    line = line.substr(0, line.find('\n'));
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    constexpr std::string_view prefix = " HTTP/";
+    if (line.size() < prefix.size() + 3) {
+        return false;
+    }
+    const std::string_view version = line.substr(line.size() - prefix.size() - 3);
+    auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+    return version.substr(0, prefix.size()) == prefix && is_digit(version[prefix.size()]) &&
+           version[prefix.size() + 1] == '.' && is_digit(version[prefix.size() + 2]);
+}
+
 bool http_session::validate_header() {
     auto& req = parser_->get();
     keep_alive_ = req.keep_alive();
-    if (req.version() != 10 && req.version() != 11) {
-        respond(505, "only HTTP/1.0 and HTTP/1.1 are supported", false);
-        return false;
-    }
 
     // Request-target: origin form, or absolute form ("http://host/path") from proxies.
     std::string_view target = req.target();

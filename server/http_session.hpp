@@ -83,6 +83,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
 
     /// Checks what the header block alone can tell; false if an error response was sent.
     bool validate_header();
+    /// After a refused version: whether the request line ends in a well-formed "HTTP/d.d".
+    bool names_http_version() const;
     void handle_request();
     void serve_static(const route& r);
     /// A `respond` rule's fixed answer.

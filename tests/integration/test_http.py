@@ -203,6 +203,31 @@ def test_header_block_too_large_431(spindle):
 
 
 @classic_only
+def test_request_target_too_long_414(spindle):
+    srv = spindle("http", "--max-header-size", "4KiB")
+    r = srv.raw(build_request("GET", "/?q=" + "a" * 8000))
+    assert r.status == 414, r
+    assert b"request target too long" in r.body, r
+    assert srv.get("/?q=" + "a" * 1000).status == 200
+
+
+@classic_only
+@pytest.mark.parametrize("version", [b"HTTP/2.0", b"HTTP/1.2", b"HTTP/0.9"])
+def test_other_http_versions_505(spindle, version):
+    srv = spindle("http")
+    r = srv.raw(b"GET / " + version + b"\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert r.status == 505, r
+
+
+@classic_only
+@pytest.mark.parametrize("version", [b"HTTP/1.x", b"HTTP/11", b"HTTQ/1.1", b"HTTP/1.1 x"])
+def test_garbled_http_version_400(spindle, version):
+    srv = spindle("http")
+    r = srv.raw(b"GET / " + version + b"\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert r.status == 400, r
+
+
+@classic_only
 def test_many_headers_too_large_431(spindle):
     srv = spindle("http", "--max-header-size", "4KiB")
     headers = [(f"X-H{i}", "v" * 100) for i in range(100)]
