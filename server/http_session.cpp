@@ -341,9 +341,10 @@ bool http_session::validate_header() {
         return false;
     }
 
-    // A Transfer-Encoding other than chunked leaves the body length unknown: reject rather
-    // than guess (request smuggling). Beast already rejects Content-Length with chunked.
-    if (req.find(http::field::transfer_encoding) != req.end() && !parser_->chunked()) {
+    // A Transfer-Encoding other than chunked alone leaves the body length unknown or the body
+    // still encoded: reject rather than guess (request smuggling). Beast already rejects
+    // Content-Length with chunked.
+    if (req.find(http::field::transfer_encoding) != req.end() && !is_chunked_only(req)) {
         respond(501, "unsupported Transfer-Encoding", false);
         return false;
     }

@@ -21,6 +21,32 @@ bool is_forwardable_header_name(std::string_view name) noexcept {
     return true;
 }
 
+bool is_chunked_only(const boost::beast::http::fields& fields) noexcept {
+    int codings = 0;
+    bool chunked = false;
+    const auto [first, last] = fields.equal_range(boost::beast::http::field::transfer_encoding);
+    for (auto it = first; it != last; ++it) {
+        std::string_view list = it->value();
+        while (!list.empty()) {
+            const std::size_t comma = list.find(',');
+            std::string_view coding = list.substr(0, comma);
+            list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
+            while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) {
+                coding.remove_prefix(1);
+            }
+            while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) {
+                coding.remove_suffix(1);
+            }
+            if (coding.empty()) {
+                continue;  // an empty list element, which RFC 9110 5.6.1 lets a recipient skip
+            }
+            ++codings;
+            chunked = boost::beast::iequals(coding, "chunked");
+        }
+    }
+    return codings == 1 && chunked;
+}
+
 bool is_valid_host(std::string_view host) noexcept {
     std::string_view name = host;
     std::string_view port;

@@ -21,6 +21,11 @@ bool is_forwardable_header_name(std::string_view name) noexcept;
 /// paths or headers into SERVER_NAME.
 bool is_valid_host(std::string_view host) noexcept;
 
+/// Whether the Transfer-Encoding fields of `fields` name exactly one coding, chunked: the only
+/// one read here. Beast frames any list that ends in chunked ("gzip, chunked") as chunked and
+/// would hand the still-encoded body on as it is.
+bool is_chunked_only(const boost::beast::http::fields& fields) noexcept;
+
 /// "example.com:8080" -> "example.com"; "[::1]:80" -> "[::1]".
 std::string_view host_without_port(std::string_view host) noexcept;
 

@@ -26,6 +26,33 @@ TEST(RequestHeaders, ValidHostsAreRegNamesOrBracketedAddressesWithAPort) {
     }
 }
 
+TEST(RequestHeaders, ChunkedOnlyWhenTransferEncodingNamesChunkedAlone) {
+    auto check = [](std::initializer_list<const char*> values) {
+        boost::beast::http::fields fields;
+        fields.insert("Host", "x");
+        for (const char* value : values) {
+            fields.insert(boost::beast::http::field::transfer_encoding, value);
+        }
+        return is_chunked_only(fields);
+    };
+    EXPECT_TRUE(check({"chunked"}));
+    EXPECT_TRUE(check({"Chunked"}));
+    EXPECT_TRUE(check({" chunked ,"}));
+    EXPECT_FALSE(check({}));
+    EXPECT_FALSE(check({"gzip, chunked"}));
+    EXPECT_FALSE(check({"gzip", "chunked"}));
+    EXPECT_FALSE(check({"chunked, chunked"}));
+    EXPECT_FALSE(check({"chunked", "chunked"}));
+    EXPECT_FALSE(check({"chunked;q=1"}));
+    boost::beast::http::fields apart;  // two fields with another between them
+    apart.insert(boost::beast::http::field::transfer_encoding, "gzip");
+    apart.insert("Host", "x");
+    apart.insert(boost::beast::http::field::transfer_encoding, "chunked");
+    EXPECT_FALSE(is_chunked_only(apart));
+    EXPECT_FALSE(check({"identity"}));
+    EXPECT_FALSE(check({""}));
+}
+
 TEST(RequestHeaders, HostWithoutPort) {
     EXPECT_EQ(host_without_port("example.com:8080"), "example.com");
     EXPECT_EQ(host_without_port("example.com"), "example.com");
