@@ -233,7 +233,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.limits.max_body_size = parse_size(value);
      },
      [](const server_config& config) { return format_size(config.limits.max_body_size); }},
-    {"max-header-size", '\0', "SIZE", "largest request line + headers (431 above)",
+    {"max-header-size", '\0', "SIZE", "request line + headers limit (431/414 above)",
      [](php_server_args& args, std::string_view value) {
          const std::size_t size = parse_size(value);
          // No request fits in zero bytes; refuse it rather than answer every request with 431.
