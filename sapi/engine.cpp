@@ -180,6 +180,11 @@ void ini_defaults(HashTable* configuration) {
     set("register_argc_argv", "0");
     set("opcache.enable", "1");
     set("opcache.validate_timestamps", "1");
+    // "localhost" reaches MySQL and MariaDB over their Unix socket, which Debian's servers and
+    // the official Docker images put here (Debian's PHP is built with this path); PHP's own
+    // default, /tmp/mysql.sock, exists nowhere, and the connection would fail.
+    set("mysqli.default_socket", "/var/run/mysqld/mysqld.sock");
+    set("pdo_mysql.default_socket", "/var/run/mysqld/mysqld.sock");
     // Debian's PHP libraries (php-symfony-*, php-twig, ...) live in /usr/share/php.
     set("include_path", ".:/usr/share/php");
     // Uploads up to the front end's default body limit (--max-body-size, 64 MiB) reach PHP.

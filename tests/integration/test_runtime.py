@@ -235,6 +235,13 @@ def test_production_defaults_compile_out_assertions_and_leave_out_deprecations(s
     assert data["error_reporting"] == data["production_error_reporting"], data
 
 
+def test_mysql_localhost_uses_the_debian_socket(spindle):
+    srv = spindle("runtime")
+    data = srv.get("/mysql_sockets.php").json()
+    assert data == {"mysqli": "/var/run/mysqld/mysqld.sock",
+                    "pdo_mysql": "/var/run/mysqld/mysqld.sock"}, data
+
+
 def test_php_ini_overrides_production_defaults(spindle, tmp_path):
     ini = tmp_path / "development.ini"
     ini.write_text("zend.assertions = 1\nerror_reporting = E_ALL\n")
