@@ -173,6 +173,9 @@ void ini_defaults(HashTable* configuration) {
     // Deprecations unreported: under PHP 8.2 an older app logs one for every dynamic property
     // it creates, on every request.
     set("error_reporting", std::to_string(E_ALL & ~E_DEPRECATED & ~E_STRICT));
+    // Stack traces without call arguments: a password passed down a call chain does not reach
+    // the log with an exception's trace.
+    set("zend.exception_ignore_args", "1");
     // $_REQUEST from GET and POST only, as both of PHP's php.ini files have it: a cookie
     // cannot stand in for a form field.
     set("request_order", "GP");

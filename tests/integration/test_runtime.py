@@ -227,12 +227,13 @@ def test_display_errors_off_by_default(spindle):
     assert record.logger == "php", record
 
 
-def test_production_defaults_compile_out_assertions_and_leave_out_deprecations(spindle):
+def test_production_defaults_for_assertions_deprecations_and_trace_arguments(spindle):
     srv = spindle("runtime")
     data = srv.get("/production_defaults.php").json()
     assert data["zend.assertions"] == "-1", data
     assert data["assertion_ran"] is False, data
     assert data["error_reporting"] == data["production_error_reporting"], data
+    assert data["trace_has_args"] is False, data
 
 
 def test_mysql_localhost_uses_the_debian_socket(spindle):
@@ -244,12 +245,13 @@ def test_mysql_localhost_uses_the_debian_socket(spindle):
 
 def test_php_ini_overrides_production_defaults(spindle, tmp_path):
     ini = tmp_path / "development.ini"
-    ini.write_text("zend.assertions = 1\nerror_reporting = E_ALL\n")
+    ini.write_text("zend.assertions = 1\nerror_reporting = E_ALL\nzend.exception_ignore_args = 0\n")
     srv = spindle("runtime", "--php-ini", str(ini))
     data = srv.get("/production_defaults.php").json()
     assert data["zend.assertions"] == "1", data
     assert data["assertion_ran"] is True, data
     assert data["error_reporting"] == 32767, data
+    assert data["trace_has_args"] is True, data
 
 
 # --- engine and configuration ---------------------------------------------------------------
