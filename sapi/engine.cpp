@@ -173,6 +173,8 @@ void ini_defaults(HashTable* configuration) {
     // Deprecations unreported: under PHP 8.2 an older app logs one for every dynamic property
     // it creates, on every request.
     set("error_reporting", std::to_string(E_ALL & ~E_DEPRECATED & ~E_STRICT));
+    // "<?xml ...?>" in a template is text, not a PHP tag ("<?=" works either way).
+    set("short_open_tag", "0");
     // Stack traces without call arguments: a password passed down a call chain does not reach
     // the log with an exception's trace.
     set("zend.exception_ignore_args", "1");

@@ -243,6 +243,13 @@ def test_mysql_localhost_uses_the_debian_socket(spindle):
                     "pdo_mysql": "/var/run/mysqld/mysqld.sock"}, data
 
 
+def test_xml_declaration_in_a_template_is_text(spindle):
+    srv = spindle("runtime")
+    r = srv.get("/xml_declaration.php")
+    assert r.status == 200, r
+    assert r.body == b'<?xml version="1.0" encoding="UTF-8"?>\n<feed>entry</feed>\n', r
+
+
 def test_php_ini_overrides_production_defaults(spindle, tmp_path):
     ini = tmp_path / "development.ini"
     ini.write_text("zend.assertions = 1\nerror_reporting = E_ALL\nzend.exception_ignore_args = 0\n")
