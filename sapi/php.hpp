@@ -6,9 +6,10 @@
 #include <php.h>
 
 #include <SAPI.h>
-// head.h and php_json.h lack the extern "C" wrapper the other headers have.
+// head.h, php_json.h and php_session.h lack the extern "C" wrapper the other headers have.
 extern "C" {
 #include <ext/json/php_json.h>
+#include <ext/session/php_session.h>
 #include <ext/standard/head.h>
 }
 #include <Zend/zend_exceptions.h>

@@ -30,6 +30,41 @@ void call_module_hooks(bool startup) {
     }
 }
 
+// A save handler the worker registered with session_set_save_handler(), as Symfony's session
+// storage does once, when it is built. The session module's request shutdown destroys it but
+// leaves session.save_handler at "user", so the next request's session_start() would fail
+// ("User session functions are not defined"). The handler belongs to the resident script, as
+// the objects it holds do, and is kept from one request to the next (as FrankenPHP keeps it).
+struct session_save_handler {
+    zval names[PS_NUM_APIS];
+    zend_string* class_name;
+};
+
+void keep_save_handler(session_save_handler& kept) {
+    for (int i = 0; i < PS_NUM_APIS; ++i) {
+        ZVAL_COPY(&kept.names[i], &PS(mod_user_names).names[i]);
+    }
+    kept.class_name =
+        PS(mod_user_class_name) != nullptr ? zend_string_copy(PS(mod_user_class_name)) : nullptr;
+}
+
+// After the session module's request shutdown, which left every name undefined.
+void restore_save_handler(session_save_handler& kept) {
+    for (int i = 0; i < PS_NUM_APIS; ++i) {
+        zval* name = &PS(mod_user_names).names[i];
+        if (Z_ISUNDEF_P(name)) {
+            ZVAL_COPY_VALUE(name, &kept.names[i]);
+        } else {
+            zval_ptr_dtor(&kept.names[i]);
+        }
+    }
+    if (PS(mod_user_class_name) == nullptr) {
+        PS(mod_user_class_name) = kept.class_name;
+    } else if (kept.class_name != nullptr) {
+        zend_string_release(kept.class_name);
+    }
+}
+
 // $_SERVER for a worker request. The array of the thread's previous request is reused when
 // nothing else holds it (a write by the application separated it, so it is exactly what
 // Spindle built): its request entries become the new request's (reuse_server_variables), and
@@ -123,10 +158,13 @@ void end_request(slot_context& ctx) noexcept {
         php_output_end_all();
     }
     zend_end_try();
+    session_save_handler save_handler;
+    keep_save_handler(save_handler);
     zend_try {
         call_module_hooks(false);
     }
     zend_end_try();
+    restore_save_handler(save_handler);
     // Sends the head if nothing did yet, drops output handlers.
     zend_try {
         php_output_deactivate();

@@ -292,6 +292,22 @@ def test_session_across_requests(spindle, tmp_path):
     assert any(p.name.startswith("sess_") for p in sessions.iterdir())
 
 
+def test_session_save_handler_registered_once_serves_later_requests(spindle, tmp_path, mode):
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    srv = spindle("sapi", "--php-ini-set", f"session.save_path={sessions}", warmup=None)
+    first = srv.get("/session_handler.php")
+    assert first.status == 200 and first.json() == {"count": 1, "opened": 1}, first
+    cookie = next(c for c in first.header_all("Set-Cookie") if c.startswith("PHPSESSID="))
+    for expected in (2, 3):
+        r = srv.get("/session_handler.php", headers={"Cookie": cookie.split(";", 1)[0]})
+        assert r.status == 200, r
+        # A worker registered the handler once and opens every session with it; a classic
+        # request registers its own.
+        assert r.json() == {"count": expected, "opened": expected if mode == "worker" else 1}, r
+    assert "User session functions are not defined" not in srv.log(), srv.log_tail()
+
+
 def test_getallheaders(spindle):
     srv = spindle("sapi")
     r = srv.get("/getallheaders.php",
