@@ -169,7 +169,7 @@ class variable_writer {
 };
 
 // Variables added besides the headers, for sizing the table: the CGI set, HTTPS, AUTH_TYPE,
-// FRANKENPHP_WORKER and the five PHP adds after us.
+// REMOTE_USER, FRANKENPHP_WORKER and the five PHP adds after us.
 constexpr uint32_t fixed_variable_count = static_cast<uint32_t>(server_key::count);
 
 }  // namespace
@@ -266,6 +266,8 @@ void add_request_variables(slot_context& ctx, variable_writer& out) noexcept {
     }
     if (SG(request_info).auth_user != nullptr) {
         out.add(server_key::auth_type, "Basic");
+        // The Basic user, as nginx's fastcgi_params and FrankenPHP pass it.
+        out.add(server_key::remote_user, SG(request_info).auth_user);
     }
 
     // The key of every header first (null: not a variable), so that repeated names can be

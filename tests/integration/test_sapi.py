@@ -120,6 +120,9 @@ def test_basic_auth(spindle):
     assert s["PHP_AUTH_USER"] == "alice"
     assert s["PHP_AUTH_PW"] == "s3cr:et"
     assert s.get("AUTH_TYPE") == "Basic"
+    # The user, as nginx's fastcgi_params and FrankenPHP pass it on.
+    assert s.get("REMOTE_USER") == "alice"
+    assert "REMOTE_USER" not in srv.get("/server_vars.php").json()
 
 
 def test_raw_request_uri_and_query(spindle):

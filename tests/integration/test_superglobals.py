@@ -188,6 +188,7 @@ def test_server_keys_come_in_the_order_of_a_fresh_build_whatever_came_before(spi
             assert server["PATH_INFO"] == "/extra" and "PATH_TRANSLATED" in server
         else:
             assert "PATH_TRANSLATED" not in server and "PHP_AUTH_USER" not in server
+            assert "REMOTE_USER" not in server
         assert list(server)[-len(tail):] == tail, (name, list(server))
         # The environment's value is back once a request stops shadowing it.
         assert server["HTTP_X_TWO"] == ("2" if "X-Two" in dict(headers) else "env-value")
