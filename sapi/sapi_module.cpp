@@ -7,6 +7,8 @@
 
 #include <syslog.h>
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "sapi/env_functions.hpp"
@@ -15,6 +17,17 @@
 
 namespace spindle::sapi {
 namespace {
+
+// An RFC 9110 field name (a token). PHP's header() refuses line breaks and NUL but takes any
+// name: " X: y" would go out as a folded continuation line, "X : y" as a field that clients
+// must reject.
+bool is_field_name(std::string_view name) noexcept {
+    constexpr std::string_view symbols = "!#$%&'*+-.^_`|~";
+    return !name.empty() && std::all_of(name.begin(), name.end(), [&](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               symbols.find(c) != std::string_view::npos;
+    });
+}
 
 slot_context* context() noexcept {
     return static_cast<slot_context*>(SG(server_context));
@@ -155,7 +168,12 @@ int send_headers_to_sink(sapi_headers_struct* headers) noexcept {
          h = static_cast<sapi_header_struct*>(zend_llist_get_next_ex(&headers->headers, &pos))) {
         std::string_view line(h->header, h->header_len);
         auto colon = line.find(':');
-        if (colon == std::string_view::npos || colon == 0) {
+        if (colon == std::string_view::npos || !is_field_name(line.substr(0, colon))) {
+            // Dropped, as Go's net/http (FrankenPHP) drops it; nginx would refuse the response.
+            spdlog::get("php")->warn(
+                "[slot {} req {}] header() line without a valid field name "
+                "dropped: \"{}\"",
+                ctx->index, ctx->req->id, line);
             continue;
         }
         std::string_view value = line.substr(colon + 1);

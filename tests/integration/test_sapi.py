@@ -249,6 +249,18 @@ def test_not_modified_carries_no_content_type(spindle):
     assert r.body == b"", r
 
 
+def test_header_lines_without_a_field_name_are_dropped(spindle):
+    srv = spindle("sapi")
+    r = srv.raw(b"GET /header_names.php HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+    assert r.status == 200 and r.body == b"ok\n", r
+    names = [name for name, _ in r.headers]
+    assert r.header("Valid-Name") == "1" and r.header("No-Space") == "after-colon", r
+    for name in names:
+        assert name == name.strip() and " " not in name and "(" not in name, r
+    assert "Invalid" not in names, r
+    srv.wait_for_log(r'without a valid field name dropped: "  Leading-Space: folded"')
+
+
 def test_date_header_is_sent_once(spindle):
     srv = spindle("sapi")
     own = srv.get("/date_header.php")
