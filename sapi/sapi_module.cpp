@@ -80,6 +80,22 @@ void on_flush(void* server_context) noexcept {
 }
 
 int on_send_headers(sapi_headers_struct* headers) noexcept {
+    // PHP sends its head once, when output starts or the script ends. A status still 1xx then
+    // (http_response_code(102), and no final one after it) cannot be the response's: it goes
+    // out as an interim response and the response is a 200, as Go's net/http answers under
+    // FrankenPHP. A 101 would announce a protocol switch that never comes: only the 200.
+    const int code = headers->http_response_code;
+    if (code >= 100 && code < 200) {
+        if (code != 101) {
+            send_headers_to_sink(headers);
+        }
+        headers->http_response_code = 200;
+        if (headers->http_status_line != nullptr) {
+            // Its reason phrase was the 1xx's.
+            efree(headers->http_status_line);
+            headers->http_status_line = nullptr;
+        }
+    }
     return send_headers_to_sink(headers);
 }
 

@@ -261,6 +261,14 @@ def test_header_lines_without_a_field_name_are_dropped(spindle):
     srv.wait_for_log(r'without a valid field name dropped: "  Leading-Space: folded"')
 
 
+@pytest.mark.parametrize("code, interim", [(102, [102]), (103, [103]), (101, [])])
+def test_informational_status_left_at_output_becomes_interim_then_200(spindle, code, interim):
+    srv = spindle("sapi")
+    r = srv.get(f"/interim_status.php?code={code}")
+    assert [i.status for i in r.interim] == interim, r
+    assert r.status == 200 and r.body == b"body\n", r
+
+
 def test_date_header_is_sent_once(spindle):
     srv = spindle("sapi")
     own = srv.get("/date_header.php")
