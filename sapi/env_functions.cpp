@@ -33,9 +33,14 @@ ZEND_FUNCTION(spindle_putenv) {
     std::string_view text(ZSTR_VAL(assignment), ZSTR_LEN(assignment));
     auto equals = text.find('=');
     std::string_view name = text.substr(0, equals);
-    if (name.empty() || name.find('\0') != std::string_view::npos) {
+    if (name.empty()) {
         zend_argument_value_error(1, "must have a valid syntax");
         RETURN_THROWS();
+    }
+    if (name.find('\0') != std::string_view::npos) {
+        // No environment name holds a NUL: refused without an exception, as FrankenPHP's
+        // putenv() refuses it (PHP's own cuts the C string there and sets nothing).
+        RETURN_FALSE;
     }
     slot_context* ctx = current_slot();
     if (ctx == nullptr) {
