@@ -3,6 +3,8 @@
 #include "sapi/php_functions.hpp"
 
 #include <cinttypes>
+#include <string>
+#include <string_view>
 
 #include "sapi/sapi_module.hpp"
 #include "sapi/slot_context.hpp"
@@ -30,7 +32,24 @@ void finish_request(zval* return_value) {
     RETURN_TRUE;
 }
 
-// The request headers as the client sent them; repeated names joined with ", ".
+// "x-forwarded-for" -> "X-Forwarded-For": php-fpm rebuilds the names from HTTP_* variables and
+// Go's net/http (FrankenPHP) canonicalises them, so scripts index getallheaders() that way
+// even when a proxy speaking HTTP/2 to its clients forwards every name in lower case.
+std::string canonical_header_name(std::string_view name) {
+    std::string canonical(name);
+    bool word_start = true;
+    for (char& c : canonical) {
+        if (c >= 'a' && c <= 'z' && word_start) {
+            c = static_cast<char>(c - 'a' + 'A');
+        } else if (c >= 'A' && c <= 'Z' && !word_start) {
+            c = static_cast<char>(c - 'A' + 'a');
+        }
+        word_start = c == '-';
+    }
+    return canonical;
+}
+
+// The request headers, names canonicalised; repeated names joined with ", ".
 void request_headers(zval* return_value) {
     array_init(return_value);
     slot_context* ctx = current_slot();
@@ -52,8 +71,8 @@ void request_headers(zval* return_value) {
                 value.append(", ").append(headers[j].value);
             }
         }
-        add_assoc_stringl_ex(return_value, headers[i].name.data(), headers[i].name.size(),
-                             value.data(), value.size());
+        const std::string name = canonical_header_name(headers[i].name);
+        add_assoc_stringl_ex(return_value, name.data(), name.size(), value.data(), value.size());
     }
 }
 

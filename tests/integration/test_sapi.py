@@ -346,6 +346,20 @@ def test_getallheaders(spindle):
     assert data["getallheaders"] == data["apache_request_headers"]
 
 
+def test_getallheaders_names_are_canonical_whatever_case_was_sent(spindle):
+    # As php-fpm and FrankenPHP give them; HTTP/2 proxies forward every name in lower case.
+    srv = spindle("sapi")
+    r = srv.get("/getallheaders.php", headers=[("authorization", "Bearer t"),
+                                               ("x-custom-THING", "1"), ("ACCEPT-language", "en"),
+                                               ("x-custom-thing", "2")])
+    assert r.status == 200, r
+    headers = r.json()["getallheaders"]
+    assert headers["Authorization"] == "Bearer t", headers
+    assert headers["X-Custom-Thing"] == "1, 2", headers
+    assert headers["Accept-Language"] == "en", headers
+    assert not any(name != "-".join(w.capitalize() for w in name.split("-")) for name in headers)
+
+
 def test_head_runs_php_without_body(spindle):
     srv = spindle("sapi")
     with srv.connect() as conn:
