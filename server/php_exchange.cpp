@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/field_lists.hpp"
 #include "server/header_rules.hpp"
 #include "server/http_context.hpp"
 #include "server/http_date.hpp"
@@ -31,21 +32,9 @@ void append_number(std::string& out, std::uint64_t n) {
 
 // Whether a Vary value already covers Accept-Encoding ("*" covers everything).
 bool varies_on_accept_encoding(std::string_view vary) {
-    while (!vary.empty()) {
-        const std::size_t comma = vary.find(',');
-        std::string_view item = vary.substr(0, comma);
-        while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) {
-            item.remove_prefix(1);
-        }
-        while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) {
-            item.remove_suffix(1);
-        }
-        if (item == "*" || iequals(item, "accept-encoding")) {
-            return true;
-        }
-        vary.remove_prefix(comma == std::string_view::npos ? vary.size() : comma + 1);
-    }
-    return false;
+    return find_list_element(vary, [](std::string_view item) {
+        return item == "*" || iequals(item, "accept-encoding");
+    });
 }
 
 void append_hex(std::string& out, std::uint64_t n) {

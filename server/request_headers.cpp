@@ -5,6 +5,8 @@
 
 #include <boost/beast/core/string.hpp>
 
+#include "server/field_lists.hpp"
+
 namespace spindle::server {
 
 bool is_forwardable_header_name(std::string_view name) noexcept {
@@ -26,23 +28,11 @@ bool is_chunked_only(const boost::beast::http::fields& fields) noexcept {
     bool chunked = false;
     const auto [first, last] = fields.equal_range(boost::beast::http::field::transfer_encoding);
     for (auto it = first; it != last; ++it) {
-        std::string_view list = it->value();
-        while (!list.empty()) {
-            const std::size_t comma = list.find(',');
-            std::string_view coding = list.substr(0, comma);
-            list.remove_prefix(comma == std::string_view::npos ? list.size() : comma + 1);
-            while (!coding.empty() && (coding.front() == ' ' || coding.front() == '\t')) {
-                coding.remove_prefix(1);
-            }
-            while (!coding.empty() && (coding.back() == ' ' || coding.back() == '\t')) {
-                coding.remove_suffix(1);
-            }
-            if (coding.empty()) {
-                continue;  // an empty list element, which RFC 9110 5.6.1 lets a recipient skip
-            }
+        find_list_element(it->value(), [&](std::string_view coding) {
             ++codings;
             chunked = boost::beast::iequals(coding, "chunked");
-        }
+            return false;
+        });
     }
     return codings == 1 && chunked;
 }

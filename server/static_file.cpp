@@ -3,20 +3,11 @@
 #include <charconv>
 #include <cstdio>
 
+#include "server/field_lists.hpp"
 #include "server/http_date.hpp"
 
 namespace spindle::server {
 namespace {
-
-std::string_view trim(std::string_view s) {
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-        s.remove_prefix(1);
-    }
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-        s.remove_suffix(1);
-    }
-    return s;
-}
 
 bool parse_number(std::string_view text, std::uint64_t& out) {
     if (text.empty()) {
@@ -49,24 +40,15 @@ std::string make_etag(const file_meta& meta) {
 
 bool is_not_modified(std::string_view if_none_match, std::string_view if_modified_since,
                      std::string_view etag, const file_meta& meta) {
-    if_none_match = trim(if_none_match);
+    if_none_match = trim_ows(if_none_match);
     if (!if_none_match.empty()) {
         if (if_none_match == "*") {
             return true;
         }
-        while (!if_none_match.empty()) {
-            auto comma = if_none_match.find(',');
-            if (same_tag(trim(if_none_match.substr(0, comma)), etag)) {
-                return true;
-            }
-            if (comma == std::string_view::npos) {
-                break;
-            }
-            if_none_match.remove_prefix(comma + 1);
-        }
-        return false;
+        return find_list_element(if_none_match,
+                                 [&](std::string_view tag) { return same_tag(tag, etag); });
     }
-    if (auto since = parse_http_date(trim(if_modified_since))) {
+    if (auto since = parse_http_date(trim_ows(if_modified_since))) {
         return meta.mtime <= *since;
     }
     return false;
@@ -74,11 +56,11 @@ bool is_not_modified(std::string_view if_none_match, std::string_view if_modifie
 
 range_kind parse_range(std::string_view range, std::string_view if_range, std::string_view etag,
                        const file_meta& meta, byte_range& out) {
-    range = trim(range);
+    range = trim_ows(range);
     if (!range.starts_with("bytes=")) {
         return range_kind::full;
     }
-    if_range = trim(if_range);
+    if_range = trim_ows(if_range);
     if (!if_range.empty()) {
         // If-Range needs a strong match: an ETag equal to ours, or our exact Last-Modified date.
         if (if_range.front() == '"' || if_range.starts_with("W/")) {
@@ -92,7 +74,7 @@ range_kind parse_range(std::string_view range, std::string_view if_range, std::s
             }
         }
     }
-    std::string_view spec = trim(range.substr(6));
+    std::string_view spec = trim_ows(range.substr(6));
     if (spec.find(',') != std::string_view::npos) {
         return range_kind::full;
     }
@@ -100,8 +82,8 @@ range_kind parse_range(std::string_view range, std::string_view if_range, std::s
     if (dash == std::string_view::npos) {
         return range_kind::full;
     }
-    std::string_view first_text = trim(spec.substr(0, dash));
-    std::string_view last_text = trim(spec.substr(dash + 1));
+    std::string_view first_text = trim_ows(spec.substr(0, dash));
+    std::string_view last_text = trim_ows(spec.substr(dash + 1));
     std::uint64_t first = 0;
     std::uint64_t last = 0;
     if (first_text.empty()) {
