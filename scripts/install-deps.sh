@@ -37,6 +37,8 @@ app_packages=(
   php-symfony-http-kernel php-symfony-http-foundation php-symfony-routing
   php-symfony-event-dispatcher php-symfony-error-handler php-twig
   php-symfony-security-csrf
+  # tests/apps/laravel: Laravel 8 and the libraries it autoloads
+  php-laravel-framework
   # MediaWiki's installer (maintenance/install.php) runs on Debian's CLI: Spindle's PHP build
   # has none. It needs SQLite there.
   php8.2-sqlite3

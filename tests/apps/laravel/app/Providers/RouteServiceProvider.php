@@ -1,0 +1,17 @@
+<?php
+
+namespace App\Providers;
+
+use Illuminate\Foundation\Support\Providers\RouteServiceProvider as ServiceProvider;
+use Illuminate\Support\Facades\Route;
+
+/** Loads routes/web.php into the "web" middleware group, as the skeleton does. */
+class RouteServiceProvider extends ServiceProvider
+{
+    public function boot()
+    {
+        $this->routes(function () {
+            Route::middleware('web')->group(base_path('routes/web.php'));
+        });
+    }
+}
