@@ -217,6 +217,10 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"no-compress", '\0', "", "send responses uncompressed (default: zstd, br, gzip)",
      [](php_server_args& args, std::string_view) { args.config.sites.front().encode.reset(); },
      nullptr},
+    // FrankenPHP's php-server flag; the Caddyfile's `log` in a site block.
+    {"access-log", 'a', "", "log every request (method, path, status, bytes, time)",
+     [](php_server_args& args, std::string_view) { args.config.sites.front().access_log = true; },
+     nullptr},
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
      [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },
      nullptr},

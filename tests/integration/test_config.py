@@ -393,6 +393,20 @@ def test_json_log_format(spindle_run, tmp_path):
                for line in lines)
 
 
+def test_php_server_access_log_flag(spindle):
+    logged = spindle("http", "--access-log")
+    assert logged.get("/static.txt").status == 200
+    assert logged.get("/?q=1").status == 200
+    logged.wait_for_log(r'"GET /\?q=1 HTTP/1\.1" 200 ')
+    lines = [r.text for r in logged.records() if r.logger == "access"]
+    assert any(line.startswith('127.0.0.1 "GET /static.txt HTTP/1.1" 200 ') for line in lines)
+    assert any(line.startswith('127.0.0.1 "GET /?q=1 HTTP/1.1" 200 ') for line in lines)
+
+    quiet = spindle("http")
+    assert quiet.get("/?q=2").status == 200
+    assert [r for r in quiet.records() if r.logger == "access"] == []
+
+
 def test_access_log_is_per_site(spindle_run, tmp_path):
     write(tmp_path / "www/index.php", "<?php http_response_code(201); echo 'made';")
     write(tmp_path / "www/a.txt", "abc")

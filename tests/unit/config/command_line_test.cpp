@@ -350,6 +350,13 @@ TEST(ParseCommandLine, PhpServerCompressesUnlessTold) {
     EXPECT_THAT(help_of({"php-server", "--help"}), HasSubstr("\n      --no-compress  "));
 }
 
+TEST(ParseCommandLine, PhpServerAccessLogIsOffUnlessTold) {
+    EXPECT_FALSE(parse({"php-server"}).config.sites.front().access_log);
+    EXPECT_TRUE(parse({"php-server", "--access-log"}).config.sites.front().access_log);
+    EXPECT_TRUE(parse({"php-server", "-a"}).config.sites.front().access_log);
+    EXPECT_THAT(help_of({"php-server", "--help"}), HasSubstr("\n  -a, --access-log  "));
+}
+
 TEST(ParseCommandLine, RejectsValuesOnSwitches) {
     EXPECT_EQ(error_of({"php-server", "--no-file-server=true"}),
               "flag --no-file-server takes no value");
