@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "config/caddyfile_dispenser.hpp"
+#include "config/watch_pattern.hpp"
 
 namespace spindle::config {
 
@@ -300,7 +301,7 @@ class adapter {
     }
 
     // worker FILE [NUM] | worker [FILE [NUM]] { file; num; env; name; match; max_requests;
-    // max_consecutive_failures }
+    // max_consecutive_failures; watch [PATTERN...] }
     json worker(dispenser& d, const std::string& pointer) {
         json w = json::object();
         const token worker_at = d.current();
@@ -341,9 +342,14 @@ class adapter {
                     throw d.arg_error();
                 }
             } else if (option == "watch") {
-                throw d.error(
-                    "watch: reloading workers on file changes is not supported; send "
-                    "SIGUSR1 to restart them");
+                // Without patterns, FrankenPHP's default: the app's code and configuration.
+                std::vector<std::string> patterns = d.remaining_args();
+                if (patterns.empty()) {
+                    patterns.emplace_back(default_watch_pattern);
+                }
+                for (std::string& pattern : patterns) {
+                    w["watch"].push_back(std::move(pattern));
+                }
             } else {
                 throw d.error("unknown worker option \"" + option + "\"");
             }

@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "config/config_error.hpp"
 #include "config/listen_address.hpp"
 #include "config/units.hpp"
+#include "config/watch_pattern.hpp"
 
 namespace spindle::config {
 
@@ -23,6 +25,7 @@ struct php_server_args {
     server_config config;
     bool listen_given = false;              ///< the first --listen replaces the default address
     std::uint64_t worker_max_requests = 0;  ///< applies to every --worker, whatever the order
+    std::vector<std::string> watch;         ///< --watch: applies to every --worker too
     std::string config_file = "Caddyfile";  ///< run, adapt, validate: --config
     std::string adapter;                    ///< --adapter; empty: from the file name
     std::optional<std::string> tls_certificate;  ///< php-server --tls-cert
@@ -192,6 +195,16 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"worker-max-requests", '\0', "N", "recycle a worker thread after N requests (default: never)",
      [](php_server_args& args, std::string_view value) {
          args.worker_max_requests = parse_positive_count(value);
+     },
+     nullptr},
+    {"watch", '\0', "PATTERN", "restart the workers when these files change; repeatable",
+     [](php_server_args& args, std::string_view value) {
+         try {
+             parse_watch_pattern(value, "/");
+         } catch (const std::invalid_argument& e) {
+             throw config_error(e.what());
+         }
+         args.watch.emplace_back(value);
      },
      nullptr},
     {"worker-restart-grace", '\0', "DURATION", "wait for running requests on SIGUSR1 restarts",
@@ -586,8 +599,12 @@ command_line parse_command_line(int argc, const char* const argv[]) {
         }
         return result;
     }
+    if (!state.watch.empty() && state.config.sites.front().workers.empty()) {
+        throw config_error("--watch restarts workers: give --worker too");
+    }
     for (worker_config& worker : state.config.sites.front().workers) {
         worker.max_requests = state.worker_max_requests;
+        worker.watch = state.watch;
     }
     apply_tls_flags(state);
     return {command_kind::php_server, std::move(state.config), {}, {}, {}, {}, {}};

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <initializer_list>
 #include <limits>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "config/listen_address.hpp"
 #include "config/units.hpp"
+#include "config/watch_pattern.hpp"
 
 namespace spindle::config {
 
@@ -204,7 +206,8 @@ class document_reader {
 
     worker_config worker(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"file", "num", "name", "env", "match", "max_requests", "max_consecutive_failures"});
+               {"file", "num", "name", "env", "match", "max_requests", "max_consecutive_failures",
+                "watch"});
         worker_config w;
         w.origin = where(pointer);
         if (!value.contains("file")) {
@@ -247,6 +250,21 @@ class document_reader {
                 fail(at, "must be -1 (never give up) or an integer from 1 to 1000");
             }
             w.max_consecutive_failures = static_cast<int>(failures.get<std::int64_t>());
+        }
+        if (value.contains("watch")) {
+            const std::string at = child(pointer, "watch");
+            if (!value["watch"].is_array() || value["watch"].empty()) {
+                fail(at, "must be a non-empty array of file patterns");
+            }
+            for (std::size_t i = 0; i < value["watch"].size(); ++i) {
+                std::string pattern = string(value["watch"][i], child(at, i));
+                try {
+                    parse_watch_pattern(pattern, "/");
+                } catch (const std::invalid_argument& e) {
+                    fail(child(at, i), e.what());
+                }
+                w.watch.push_back(std::move(pattern));
+            }
         }
         return w;
     }

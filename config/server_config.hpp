@@ -51,6 +51,9 @@ struct worker_config {
     /// Boot failures in a row before start-up gives up (at run time the worker keeps retrying
     /// with backoff); -1 = never give up.
     int max_consecutive_failures = 6;
+    /// Files whose change restarts every worker (config/watch_pattern.hpp), relative to the
+    /// current directory; empty: none.
+    std::vector<std::string> watch;
     source_location origin;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
 #include <optional>
 #include <thread>
 
@@ -10,6 +11,7 @@
 #include <boost/asio/post.hpp>
 
 #include "config/json_config.hpp"
+#include "config/watch_pattern.hpp"
 #include "server/admin_server.hpp"
 #include "server/listener.hpp"
 #include "server/tls_certificates.hpp"
@@ -52,6 +54,25 @@ tcp::endpoint resolve_endpoint(const config::listen_address& address) {
                                         "are not resolved)");
     }
     return {ip, address.port};
+}
+
+// Every worker's `watch` patterns, made absolute against the current directory as FrankenPHP
+// reads them. Validated when the configuration was read.
+std::vector<config::watch_pattern> watch_patterns(const config::server_config& config) {
+    std::vector<config::watch_pattern> out;
+    const std::string cwd = std::filesystem::current_path().string();
+    auto add = [&](const std::vector<config::worker_config>& workers) {
+        for (const config::worker_config& worker : workers) {
+            for (const std::string& text : worker.watch) {
+                out.push_back(config::parse_watch_pattern(text, cwd));
+            }
+        }
+    };
+    add(config.workers);
+    for (const config::site_config& site : config.sites) {
+        add(site.workers);
+    }
+    return out;
 }
 
 }  // namespace
@@ -164,6 +185,13 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
                                                                  "address, or off)");
         }
     }
+    if (auto patterns = watch_patterns(config); !patterns.empty()) {
+        // One watcher for every worker's patterns: a change restarts every worker script, as
+        // SIGUSR1 does.
+        watcher_ = std::make_unique<file_watcher>(
+            control_, std::move(patterns),
+            [this](const std::string& path) { restart_workers("watch: " + path + " changed"); });
+    }
 }
 
 http_server::~http_server() {
@@ -192,6 +220,9 @@ void http_server::start() {
         reload_signals_.async_wait([this](const boost::system::error_code& ec, int signal) {
             on_reload_signal(ec, signal);
         });
+        if (watcher_) {
+            watcher_->start();
+        }
     });
     io_.start();
 }
@@ -230,6 +261,9 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
     restart_signals_.cancel();
     reload_signals_.cancel();
     restart_grace_timer_.cancel();
+    if (watcher_) {
+        watcher_->stop();
+    }
     if (!serving_) {
         // Still booting PHP threads: give up the start; main stops the rest.
         spdlog::get("server")->info("signal {} during start-up: stopping", signal);

@@ -12,6 +12,7 @@
 #include <boost/asio/strand.hpp>
 
 #include "config/server_config.hpp"
+#include "server/file_watcher.hpp"
 #include "server/http_context.hpp"
 #include "server/io_threads.hpp"
 
@@ -81,6 +82,7 @@ class http_server {
     boost::asio::signal_set reload_signals_;   ///< SIGHUP: reload the HTTPS certificates
     boost::asio::steady_timer drain_timer_;
     boost::asio::steady_timer restart_grace_timer_;  ///< interrupts workers stuck in a restart
+    std::unique_ptr<file_watcher> watcher_;          ///< workers' `watch`; null when none has one
     std::chrono::steady_clock::time_point drain_deadline_;
     bool draining_ = false;  ///< control_
     bool serving_ = false;   ///< control_: the sites' listeners were started

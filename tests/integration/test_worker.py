@@ -512,6 +512,29 @@ def test_sigusr1_restarts_worker_scripts(spindle):
     assert after["count"] == 1 and after["boot_id"] != before[0]["boot_id"], (before, after)
 
 
+def test_watch_restarts_workers_when_a_matching_file_changes(spindle, tmp_root):
+    root = tmp_root("worker")
+    srv = spindle(root, "--worker", f"{root / 'counter.php'},1", "--watch", f"{root}/**/*.php")
+    srv.wait_for_log(r"watching \d+ directories for changes that restart the workers")
+    first = [srv.get("/counter.php").json() for _ in range(2)]
+    assert [d["count"] for d in first] == [1, 2], first
+
+    # A file the pattern does not name changes nothing.
+    (root / "notes.txt").write_text("not code")
+    time.sleep(0.6)
+    assert srv.get("/counter.php").json()["count"] == 3
+
+    # A PHP file in a directory made after start-up: watched too, so the workers restart.
+    (root / "lib").mkdir()
+    time.sleep(0.1)
+    (root / "lib" / "helper.php").write_text("<?php\n")
+    srv.wait_for_log(r"watch: .*/lib/helper\.php changed: restarting every worker script")
+    srv.wait_for_log(r"worker /counter\.php restarting on request")
+    after = srv.get("/counter.php", timeout=10).json()
+    assert after["count"] == 1 and after["boot_id"] != first[0]["boot_id"], (first, after)
+    assert len(records_matching(srv, r"restarting every worker script")) == 1
+
+
 def test_sigusr1_restart_under_load_loses_no_request(spindle):
     srv = spindle(APP, *worker("echo_id.php", 2))
     stop = threading.Event()

@@ -430,10 +430,10 @@ TEST(CaddyfileErrors, UnsupportedFeaturesSayWhatToDoInstead) {
     EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_threads 64\n\t}\n")),
               "Caddyfile:3: max_threads: thread autoscaling is not supported; the pool has "
               "num_threads threads");
-    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\twatch\n\t\t}"
-                            "\n\t}\n")),
-              "Caddyfile:5: watch: reloading workers on file changes is not supported; send "
-              "SIGUSR1 to restart them");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\twatch "
+                            "src/*/x.php\n\t\t}\n\t}\n")),
+              "Caddyfile:5: watch pattern \"src/*/x.php\": wildcards go in the file name only, as "
+              "DIR/NAME, DIR/**/NAME or DIR/**");
     EXPECT_EQ(error_of(global("\tservers :443 {\n\t\tmax_header_size 1MB\n\t}\n")),
               "Caddyfile:2: servers: options per listener address are not supported; give them "
               "without an address");

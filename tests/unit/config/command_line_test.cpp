@@ -357,6 +357,20 @@ TEST(ParseCommandLine, PhpServerAccessLogIsOffUnlessTold) {
     EXPECT_THAT(help_of({"php-server", "--help"}), HasSubstr("\n  -a, --access-log  "));
 }
 
+TEST(ParseCommandLine, PhpServerWatchAppliesToEveryWorker) {
+    const server_config c =
+        php_server({"--watch", "src/**/*.php", "-w", "a.php", "-w", "b.php", "--watch", ".env"});
+    ASSERT_EQ(c.sites.front().workers.size(), 2u);
+    for (const worker_config& w : c.sites.front().workers) {
+        EXPECT_EQ(w.watch, (std::vector<std::string>{"src/**/*.php", ".env"}));
+    }
+    EXPECT_EQ(error_of({"php-server", "--watch", "src/*/x.php", "-w", "a.php"}),
+              "flag --watch: watch pattern \"src/*/x.php\": wildcards go in the file name only, "
+              "as DIR/NAME, DIR/**/NAME or DIR/**");
+    EXPECT_EQ(error_of({"php-server", "--watch", "*.php"}),
+              "--watch restarts workers: give --worker too");
+}
+
 TEST(ParseCommandLine, RejectsValuesOnSwitches) {
     EXPECT_EQ(error_of({"php-server", "--no-file-server=true"}),
               "flag --no-file-server takes no value");

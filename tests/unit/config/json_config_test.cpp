@@ -61,7 +61,8 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     "ini": {"memory_limit": "1G", "opcache.enable": "0"},
     "workers": [
       {"file": "bin/worker.php", "num": 2, "name": "global", "env": {"QUEUE": "mail"},
-       "match": ["/queue/*", "*.job"], "max_requests": 50, "max_consecutive_failures": -1}
+       "match": ["/queue/*", "*.job"], "max_requests": 50, "max_consecutive_failures": -1,
+       "watch": ["./**/*.{php,env}", "config/"]}
     ],
     "worker_restart_grace": "5s"
   },
@@ -121,6 +122,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_EQ(global_worker.match, (std::vector<std::string>{"/queue/*", "*.job"}));
     EXPECT_EQ(global_worker.max_requests, 50u);
     EXPECT_EQ(global_worker.max_consecutive_failures, -1);
+    EXPECT_EQ(global_worker.watch, (std::vector<std::string>{"./**/*.{php,env}", "config/"}));
     EXPECT_EQ(global_worker.origin.file, "c.json");
     EXPECT_EQ(global_worker.origin.line, 0u);
     EXPECT_EQ(global_worker.origin.pointer, "/php/workers/0");
@@ -279,8 +281,13 @@ TEST(JsonConfigErrors, UnknownKeyAtEveryLevel) {
               "c.json: /http/timeouts/read: unknown setting \"read\"");
     EXPECT_EQ(error_of(with_top(R"("php": {"max_threads": 8})")),
               "c.json: /php/max_threads: unknown setting \"max_threads\"");
-    EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "watch": ["*.php"]}]})")),
-              "c.json: /php/workers/0/watch: unknown setting \"watch\"");
+    EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "watchs": ["*.php"]}]})")),
+              "c.json: /php/workers/0/watchs: unknown setting \"watchs\"");
+    EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "watch": ["a/*/b"]}]})")),
+              "c.json: /php/workers/0/watch/0: watch pattern \"a/*/b\": wildcards go in the file "
+              "name only, as DIR/NAME, DIR/**/NAME or DIR/**");
+    EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "watch": []}]})")),
+              "c.json: /php/workers/0/watch: must be a non-empty array of file patterns");
     EXPECT_EQ(error_of(with_site(R"("address": ":80")")),
               "c.json: /sites/0/address: unknown setting \"address\"");
     EXPECT_EQ(error_of(with_site(R"("workers": [{"file": "w.php", "threads": 2}])")),
