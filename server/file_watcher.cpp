@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/inotify.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -73,8 +74,10 @@ void file_watcher::watch_directory(const std::string& directory, bool recursive)
         }
         return;
     }
-    directories_[wd] = directory;
-    recursive_[wd] = recursive_[wd] || recursive;
+    // The same directory from two patterns gets the same descriptor: keep the wider watch.
+    watched_directory& entry = directories_[wd];
+    entry.path = directory;
+    entry.recursive = entry.recursive || recursive;
     if (!recursive) {
         return;
     }
@@ -114,17 +117,16 @@ void file_watcher::handle(const char* events, std::size_t size) {
         if ((event.mask & IN_IGNORED) != 0) {
             if (dir != directories_.end()) {
                 directories_.erase(dir);
-                recursive_.erase(event.wd);
             }
             continue;
         }
         if (dir == directories_.end() || event.len == 0) {
             continue;
         }
-        const std::string path = dir->second + "/" + name;
+        const std::string path = dir->second.path + "/" + name;
         if ((event.mask & IN_ISDIR) != 0) {
             // A new directory under `**` is watched too, with what it already holds.
-            if ((event.mask & (IN_CREATE | IN_MOVED_TO)) != 0 && recursive_[event.wd] &&
+            if ((event.mask & (IN_CREATE | IN_MOVED_TO)) != 0 && dir->second.recursive &&
                 name[0] != '.') {
                 watch_directory(path, true);
             }
@@ -135,10 +137,10 @@ void file_watcher::handle(const char* events, std::size_t size) {
 }
 
 void file_watcher::changed(const std::string& path) {
-    bool wanted = path.empty();
-    for (const config::watch_pattern& pattern : patterns_) {
-        wanted = wanted || config::matches(pattern, path);
-    }
+    const bool wanted =
+        path.empty() || std::any_of(patterns_.begin(), patterns_.end(), [&](const auto& pattern) {
+            return config::matches(pattern, path);
+        });
     if (!wanted) {
         return;
     }

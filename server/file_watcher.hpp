@@ -45,9 +45,12 @@ class file_watcher {
     on_change callback_;
     boost::asio::posix::stream_descriptor inotify_;
     boost::asio::steady_timer quiet_;  ///< fires when changes have stopped for a moment
-    std::unordered_map<int, std::string> directories_;  ///< watch descriptor -> directory
-    std::unordered_map<int, bool> recursive_;           ///< watch descriptor -> below `**`
-    std::string first_change_;                          ///< empty: no burst pending
+    struct watched_directory {
+        std::string path;
+        bool recursive = false;  ///< below `**`: its new subdirectories are watched too
+    };
+    std::unordered_map<int, watched_directory> directories_;  ///< by watch descriptor
+    std::string first_change_;                                ///< empty: no burst pending
     std::array<char, 16384> buffer_{};
     bool warned_limit_ = false;
 };
