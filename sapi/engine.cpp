@@ -16,6 +16,7 @@
 #include "sapi/env_snapshot.hpp"
 #include "sapi/execution_timer.h"
 #include "sapi/execution_watchdog.hpp"
+#include "sapi/ini_settings.hpp"
 #include "sapi/log_sink.hpp"
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
@@ -156,10 +157,9 @@ void import_environment(zval* array) {
 // built-in 0 as in FrankenPHP so that flush() reaches the client; the front end buffers
 // unflushed output itself.
 void ini_defaults(HashTable* configuration) {
+    add_system_ini_defaults(configuration);
     auto set = [configuration](std::string_view name, std::string_view value) {
-        zval tmp;
-        ZVAL_NEW_STR(&tmp, zend_string_init(value.data(), value.size(), 1));
-        zend_hash_str_update(configuration, name.data(), name.size(), &tmp);
+        set_ini_default(configuration, name, value);
     };
     set("display_errors", "0");
     set("display_startup_errors", "0");
@@ -185,13 +185,6 @@ void ini_defaults(HashTable* configuration) {
     set("register_argc_argv", "0");
     set("opcache.enable", "1");
     set("opcache.validate_timestamps", "1");
-    // "localhost" reaches MySQL and MariaDB over their Unix socket, which Debian's servers and
-    // the official Docker images put here (Debian's PHP is built with this path); PHP's own
-    // default, /tmp/mysql.sock, exists nowhere, and the connection would fail.
-    set("mysqli.default_socket", "/var/run/mysqld/mysqld.sock");
-    set("pdo_mysql.default_socket", "/var/run/mysqld/mysqld.sock");
-    // Debian's PHP libraries (php-symfony-*, php-twig, ...) live in /usr/share/php.
-    set("include_path", ".:/usr/share/php");
     // Uploads up to the front end's default body limit (--max-body-size, 64 MiB) reach PHP.
     set("post_max_size", "64M");
     set("upload_max_filesize", "64M");
@@ -209,7 +202,7 @@ std::string build_ini_entries(const engine_options& options) {
     std::string entries =
         options.opcache ? "zend_extension=" SPINDLE_PHP_EXTENSION_DIR "/opcache.so\n" : "";
     for (const auto& [key, value] : options.ini_overrides) {
-        entries.append(key).append("=\"").append(value).append("\"\n");
+        append_ini_entry(entries, key, value);
     }
     return entries;
 }

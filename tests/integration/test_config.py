@@ -370,6 +370,37 @@ def test_php_ini_settings_and_defaults(spindle_run, tmp_path):
     assert values == ["99M", "12", ".:/usr/share/php", "64M", "64M", "0", "1", "1", "10"]
 
 
+def test_php_ini_values_mean_what_they_mean_in_a_php_ini(spindle_run, tmp_path):
+    # FrankenPHP configurations write error_reporting as a constant expression; before, the
+    # value reached PHP as a quoted string and error_reporting silently became 0.
+    write(tmp_path / "www/ini.php", "<?php echo json_encode([error_reporting(), "
+                                    "ini_get('display_errors'), ini_get('date.timezone'), "
+                                    "ini_get('session.save_path'), ini_get('error_log'), "
+                                    "ini_get('disable_functions')]);")
+    server = spindle_run(f"""
+{{
+    frankenphp {{
+        php_ini {{
+            error_reporting "E_ALL & ~E_NOTICE"
+            display_errors Off
+            date.timezone Europe/Paris
+            session.save_path "tcp://127.0.0.1:6379?auth=a=b;c"
+            error_log "{tmp_path}/php errors.log"
+            disable_functions exec,passthru
+        }}
+    }}
+}}
+:0 {{
+    bind 127.0.0.1
+    root * {tmp_path}/www
+    php_server
+}}
+""", warmup=None)
+    assert json_body(server.get("/ini.php")) == [
+        32767 & ~8, "", "Europe/Paris", "tcp://127.0.0.1:6379?auth=a=b;c",
+        f"{tmp_path}/php errors.log", "exec,passthru"]
+
+
 def test_json_log_format(spindle_run, tmp_path):
     write(tmp_path / "www/index.php", "<?php echo 'x';")
     server = spindle_run(f"""
