@@ -366,6 +366,13 @@ constexpr command_spec cert_command{
     "Caddyfile's tls. Clients trust it through ca.crt (curl --cacert DIR/ca.crt, or the\n"
     "system's trust store). Existing files are never overwritten. Not for production.",
     cert_flags};
+// Its options are PHP's (php_cli_args.cpp), not flags of this table; the entry gives the line in
+// the command list.
+constexpr command_spec php_cli_command{"php-cli",
+                                       "php-cli [options] [-f] <file> [--] [args...]",
+                                       "run a PHP script with the embedded PHP, as php would",
+                                       "",
+                                       {}};
 constexpr command_spec version_command{
     "version", "version", "print the version", "Prints the version of Spindle.", {}};
 constexpr command_spec help_command{"help",
@@ -373,9 +380,9 @@ constexpr command_spec help_command{"help",
                                     "show the help of a command",
                                     "Lists the commands, or shows the flags of one.",
                                     {}};
-constexpr std::array<const command_spec*, 7> commands{
-    &php_server_command, &run_command,     &adapt_command, &validate_command,
-    &cert_command,       &version_command, &help_command};
+constexpr std::array<const command_spec*, 8> commands{
+    &php_server_command, &run_command,  &adapt_command,   &validate_command,
+    &php_cli_command,    &cert_command, &version_command, &help_command};
 
 std::string flag_label(const flag_spec& flag) {
     std::string label =
@@ -517,15 +524,45 @@ void apply_tls_flags(php_server_args& state) {
     }
 }
 
+command_line of_kind(command_kind kind) {
+    command_line result;
+    result.kind = kind;
+    return result;
+}
+
+command_line help_text(std::string text) {
+    command_line result = of_kind(command_kind::help);
+    result.help_text = std::move(text);
+    return result;
+}
+
 command_line help_for(std::string_view topic) {
     if (topic.empty()) {
-        return {command_kind::help, {}, general_help(), {}, {}, {}, {}};
+        return help_text(general_help());
     }
     const command_spec* command = find_command(topic);
     if (command == nullptr) {
         throw config_error("unknown command \"" + std::string(topic) + "\" (see spindle --help)");
     }
-    return {command_kind::help, {}, command_help(*command), {}, {}, {}, {}};
+    if (command == &php_cli_command) {
+        return help_text(php_cli_help("spindle php-cli"));
+    }
+    return help_text(command_help(*command));
+}
+
+// `program`: how the usage text names the command.
+command_line php_cli_command_line(std::span<const std::string_view> args,
+                                  std::string_view program) {
+    command_line result = of_kind(command_kind::php_cli);
+    try {
+        result.php_cli = parse_php_cli_args(args);
+    } catch (const config_error& error) {
+        throw config_error(std::string(program) + ": " + error.message());
+    }
+    if (result.php_cli.action == php_cli_action::help) {
+        return help_text(php_cli_help(program));
+    }
+    return result;
 }
 
 }  // namespace
@@ -537,6 +574,7 @@ std::string_view to_string(command_kind kind) {
         case command_kind::adapt: return "adapt";
         case command_kind::validate: return "validate";
         case command_kind::cert: return "cert";
+        case command_kind::php_cli: return "php_cli";
         case command_kind::version: return "version";
         case command_kind::help: return "help";
     }
@@ -544,10 +582,16 @@ std::string_view to_string(command_kind kind) {
 }
 
 command_line parse_command_line(int argc, const char* const argv[]) {
+    const std::vector<std::string_view> args(argc > 1 ? argv + 1 : argv,
+                                             argc > 1 ? argv + argc : argv);
+    // Started through a link named php: the whole command line is php's.
+    const std::string_view program = argc > 0 ? std::string_view(argv[0]) : std::string_view();
+    if (program.substr(program.rfind('/') + 1) == "php") {
+        return php_cli_command_line(args, "php");
+    }
     if (argc < 2) {
         return help_for("");
     }
-    const std::vector<std::string_view> args(argv + 1, argv + argc);
     std::string_view name = args.front();
     const std::span<const std::string_view> rest = std::span(args).subspan(1);
     if (name == "--version") {
@@ -557,10 +601,19 @@ command_line parse_command_line(int argc, const char* const argv[]) {
     }
     const command_spec* command = find_command(name);
     if (command == nullptr) {
+        // What a script that runs PHP_BINARY again looks like when PHP_BINARY is spindle.
+        const bool looks_like_script =
+            name.find('/') != std::string_view::npos || ends_with_ignoring_case(name, ".php");
         throw config_error((name.starts_with('-')
                                 ? "unknown flag " + std::string(name)
                                 : "unknown command \"" + std::string(name) + "\"") +
-                           " (see spindle --help)");
+                           (looks_like_script ? " (to run a PHP script: spindle php-cli " +
+                                                    std::string(name) + ", or a link named php)"
+                                              : " (see spindle --help)"));
+    }
+    // Before the search for -h: after the script's name, -h is the script's.
+    if (command == &php_cli_command) {
+        return php_cli_command_line(rest, "spindle php-cli");
     }
     if (std::any_of(rest.begin(), rest.end(), is_help_flag)) {
         return help_for(command->name);
@@ -577,13 +630,13 @@ command_line parse_command_line(int argc, const char* const argv[]) {
     state.config.sites.front().encode = default_php_server_encode();
     parse_flags(*command, rest, state);
     if (command == &version_command) {
-        return {command_kind::version, {}, {}, {}, {}, {}, {}};
+        return of_kind(command_kind::version);
     }
     if (command == &run_command || command == &adapt_command || command == &validate_command) {
         const command_kind kind = command == &run_command     ? command_kind::run
                                   : command == &adapt_command ? command_kind::adapt
                                                               : command_kind::validate;
-        command_line result{kind, {}, {}, {}, {}, {}, {}};
+        command_line result = of_kind(kind);
         result.config_file = std::move(state.config_file);
         result.adapter =
             state.adapter.empty() && ends_with_ignoring_case(result.config_file, ".json") ? "json"
@@ -592,8 +645,9 @@ command_line parse_command_line(int argc, const char* const argv[]) {
         return result;
     }
     if (command == &cert_command) {
-        command_line result{command_kind::cert,         {}, {}, {}, {}, std::move(state.cert_dir),
-                            std::move(state.cert_hosts)};
+        command_line result = of_kind(command_kind::cert);
+        result.cert_dir = std::move(state.cert_dir);
+        result.cert_hosts = std::move(state.cert_hosts);
         if (result.cert_hosts.empty()) {
             result.cert_hosts = {"localhost", "127.0.0.1", "::1"};
         }
@@ -607,7 +661,9 @@ command_line parse_command_line(int argc, const char* const argv[]) {
         worker.watch = state.watch;
     }
     apply_tls_flags(state);
-    return {command_kind::php_server, std::move(state.config), {}, {}, {}, {}, {}};
+    command_line result = of_kind(command_kind::php_server);
+    result.config = std::move(state.config);
+    return result;
 }
 
 }  // namespace spindle::config

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/php_cli_args.hpp"
 #include "config/server_config.hpp"
 
 namespace spindle::config {
@@ -15,6 +16,7 @@ enum class command_kind {
     adapt,       ///< print config_file as the JSON document
     validate,    ///< check config_file and exit
     cert,        ///< write a local CA and certificate into cert_dir and exit
+    php_cli,     ///< run a PHP script as PHP's command-line interpreter would (php_cli)
     version,     ///< print the version and exit
     help,        ///< print command_line::help_text and exit successfully
 };
@@ -31,6 +33,7 @@ struct command_line {
     std::string adapter;                  ///< run, adapt, validate: "caddyfile" or "json"
     std::string cert_dir;                 ///< cert: where the files go
     std::vector<std::string> cert_hosts;  ///< cert: names and addresses it is for
+    php_cli_args php_cli;                 ///< php_cli: the options and the script
 };
 
 /// Parses argv (argv[0] is the program). Commands: "php-server [flags]", "run", "adapt" and
@@ -39,7 +42,9 @@ struct command_line {
 /// "--version"), "help [command]" (or "--help", "-h", or no arguments at all). "-h"/"--help"
 /// anywhere after a command gives that command's help. Flags take "--flag value" or
 /// "--flag=value". Nothing here touches the filesystem: the root is checked when the server
-/// starts. Throws config_error naming the offending argument on bad input.
+/// starts. "php-cli" takes PHP's own options (php_cli_args.hpp), and so does every argument
+/// when the program is named "php" (a link to spindle). Throws config_error naming the
+/// offending argument on bad input.
 command_line parse_command_line(int argc, const char* const argv[]);
 
 }  // namespace spindle::config

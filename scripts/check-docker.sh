@@ -6,7 +6,8 @@
 #     dropped by .dockerignore; no tracked file is dropped; both stages use the Debian release
 #     build-php.sh fetches PHP from; the runtime stage installs the package of every shared
 #     library that the built spindle, libphp.so and the PHP extensions need; the CMD's
-#     --config, EXPOSE and HEALTHCHECK agree with docker/Caddyfile;
+#     --config, EXPOSE and HEALTHCHECK agree with docker/Caddyfile; /usr/local/bin/php is a
+#     link to spindle;
 #   - docker/Caddyfile: validates with the built binary, then is served once (on free ports):
 #     the admin /readyz and /healthz, the placeholder page, pdo_mysql, the compose example without a database, and
 #     an exit status of 0 on SIGTERM;
@@ -309,6 +310,13 @@ def check_dockerfile():
             fail(f".dockerignore drops tracked files the build may need: {', '.join(dropped[:10])}")
     except (OSError, subprocess.CalledProcessError):
         note("not a git checkout: tracked files not checked against .dockerignore")
+
+    # `php` in the image is spindle's php-cli under PHP's name (docs/php-cli.md): a link named
+    # php next to the binary, so that PHP_BINARY runs PHP again.
+    if not any(re.search(r"ln -s spindle /out/usr/local/bin/php(?![\w/.-])", text)
+               for _, text in builder.runs()):
+        fail(f"{DOCKERFILE}: the builder must link /usr/local/bin/php to spindle "
+             "(`ln -s spindle /out/usr/local/bin/php`): the image's PHP command line")
 
     # Runtime settings.
     def last(keyword):

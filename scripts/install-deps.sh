@@ -40,9 +40,6 @@ app_packages=(
   # tests/apps/laravel: Laravel 8 and the libraries it autoloads
   php-laravel-framework
   phpmyadmin
-  # MediaWiki's installer (maintenance/install.php) runs on Debian's CLI: Spindle's PHP build
-  # has none. It needs SQLite there.
-  php8.2-sqlite3
 )
 
 case ${1:-build} in

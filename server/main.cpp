@@ -21,6 +21,7 @@
 #include "config/json_config.hpp"
 #include "config/resolve_config.hpp"
 #include "sapi/engine.hpp"
+#include "sapi/php_cli.hpp"
 #include "sapi/structured_log.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
@@ -270,6 +271,8 @@ int main(int argc, char** argv) {
                           << ", or add it to your browser's or system's trust store\n";
                 return 0;
             }
+            // PHP's own command line: it owns the process and its exit status is the script's.
+            case config::command_kind::php_cli: return sapi::run_php_cli(command.php_cli, argv[0]);
             case config::command_kind::run: command.config = load(command, true); break;
             case config::command_kind::php_server: break;
         }

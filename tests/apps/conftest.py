@@ -3,7 +3,6 @@
 `spindle run` for an app whose set-up (a database, an installed wiki) is worth doing once per
 test module."""
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -16,15 +15,11 @@ from spindle_harness import check_servers, start_config_server  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def php_cli():
-    """Debian's PHP command line (php8.2-cli, with php8.2-sqlite3 from install-deps.sh apps),
-    for an app's own install scripts: Spindle's PHP build is a library without a CLI, and what
-    an installer writes (a SQLite database, LocalSettings.php) is read by whichever PHP serves
-    the app."""
-    binary = shutil.which("php8.2")
-    if binary is None:
-        pytest.fail("no php8.2 command: run scripts/install-deps.sh apps")
-    return binary
+def php_cli(spindle_binary):
+    """The command that runs an app's own command-line scripts (installers, consoles):
+    `spindle php-cli`, the very PHP that serves the app, so what an installer writes (a SQLite
+    database, LocalSettings.php) is read back by the build that wrote it."""
+    return [spindle_binary, "php-cli"]
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from html import unescape
 from pathlib import Path
@@ -222,3 +223,43 @@ def test_laravel_error_pages(laravel):
     assert "secret detail" not in failed.text
     # The exception was reported through Laravel's errorlog channel into Spindle's log.
     laravel.wait_for_log(r"RuntimeException.*secret detail")
+
+
+def artisan(php_cli, storage, *args, stdin=None):
+    """`spindle php-cli artisan ARGS` in the app's directory, with the server's environment."""
+    env = dict(os.environ, APP_KEY="base64:" + base64.b64encode(b"k" * 32).decode(),
+               APP_STORAGE=str(storage),
+               APP_SERVICES_CACHE=f"{storage}/framework/cache/cli-services.php",
+               APP_PACKAGES_CACHE=f"{storage}/framework/cache/cli-packages.php")
+    return subprocess.run([*php_cli, "artisan", *args], input=stdin, capture_output=True,
+                          text=True, cwd=APP, env=env, timeout=120,
+                          stdin=None if stdin is not None else subprocess.DEVNULL)
+
+
+def test_artisan_runs_on_spindle_php_cli(laravel, php_cli):
+    storage = laravel.storage
+    version = artisan(php_cli, storage, "--version")
+    assert version.returncode == 0, version
+    assert version.stdout.startswith("Laravel Framework 8.")
+
+    # Laravel knows it runs in a console (PHP_SAPI is cli) and options reach the command.
+    shout = artisan(php_cli, storage, "greet", "Ada", "--shout")
+    assert (shout.returncode, shout.stdout.strip()) == (0, "HELLO, ADA, FROM CLI (CONSOLE)")
+    # Symfony's QuestionHelper reads the answer from the STDIN constant.
+    asked = artisan(php_cli, storage, "greet", stdin="Bob\n")
+    assert asked.returncode == 0, asked
+    assert "Who is there?" in asked.stdout and "Hello, Bob, from cli" in asked.stdout
+    # A command's own status is the process's.
+    assert artisan(php_cli, storage, "greet", stdin="\n").returncode == 3
+
+    routes = json.loads(artisan(php_cli, storage, "route:list", "--json").stdout)
+    assert {"uri": "notes/{id}", "name": "notes.show"}.items() <= \
+        next(r for r in routes if r["name"] == "notes.show").items()
+
+    key = artisan(php_cli, storage, "key:generate", "--show")
+    assert key.returncode == 0
+    assert len(base64.b64decode(key.stdout.strip().removeprefix("base64:"))) == 32
+
+    unknown = artisan(php_cli, storage, "nosuchcommand")
+    assert unknown.returncode == 1
+    assert 'Command "nosuchcommand" is not defined' in unknown.stdout

@@ -1,7 +1,7 @@
 """MediaWiki, as Debian packages it (/usr/share/mediawiki, unchanged), on SQLite, served by
 `spindle run`.
 
-MediaWiki's own installer (maintenance/install.php, run by the PHP CLI of Spindle's build)
+MediaWiki's own installer (maintenance/install.php, run by `spindle php-cli`)
 creates the SQLite database and LocalSettings.php in the test's directory; MediaWiki reads
 that file through the MW_CONFIG_FILE environment variable (set with php_server's `env`), so
 nothing under /etc/mediawiki or /var/lib/mediawiki is read or written. See docs/apps.md.
@@ -31,7 +31,7 @@ def install(php_cli, base):
     (base / "db").mkdir()
     (base / "cache").mkdir()
     result = subprocess.run(
-        [php_cli, "-d", "memory_limit=512M", str(MEDIAWIKI / "maintenance/install.php"),
+        [*php_cli, "-d", "memory_limit=512M", str(MEDIAWIKI / "maintenance/install.php"),
          "--dbtype", "sqlite", "--dbpath", str(base / "db"), "--dbname", "wiki",
          "--server", "http://127.0.0.1", "--scriptpath", "", "--pass", PASSWORD,
          "--confpath", str(base), "--lang", "en", "Spindle Wiki", ADMIN],

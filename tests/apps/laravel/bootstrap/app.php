@@ -11,6 +11,7 @@ if (is_string($storage) && $storage !== '') {
 }
 
 $app->singleton(Illuminate\Contracts\Http\Kernel::class, App\Http\Kernel::class);
+$app->singleton(Illuminate\Contracts\Console\Kernel::class, App\Console\Kernel::class);
 $app->singleton(Illuminate\Contracts\Debug\ExceptionHandler::class, App\Exceptions\Handler::class);
 
 return $app;
