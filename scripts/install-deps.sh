@@ -40,6 +40,8 @@ app_packages=(
   # tests/apps/laravel: Laravel 8 and the libraries it autoloads
   php-laravel-framework
   phpmyadmin
+  # tests/apps/test_composer.py: Composer run by spindle's php-cli
+  composer
 )
 
 case ${1:-build} in
