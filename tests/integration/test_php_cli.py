@@ -184,6 +184,14 @@ def test_environment_and_headers(spindle_binary, tmp_path):
     assert result.stdout == "yesyes|.:/usr/share/php|1" and result.stderr == ""
 
 
+def test_no_time_limit_unless_the_script_sets_one(spindle_binary):
+    # max_execution_time is 0 for the command line, as in php; set_time_limit() still works.
+    assert php_cli(spindle_binary, "-r", 'echo ini_get("max_execution_time");').stdout == "0"
+    result = php_cli(spindle_binary, "-r", "set_time_limit(1); while (true) {}", timeout=30)
+    assert result.returncode == 255
+    assert "Maximum execution time of 1 second exceeded" in result.stdout
+
+
 def test_large_output_arrives_whole(spindle_binary):
     result = php_cli(spindle_binary, "-r", 'echo str_repeat("0123456789", 300000);')
     assert result.returncode == 0 and len(result.stdout) == 3_000_000
