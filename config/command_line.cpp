@@ -368,11 +368,12 @@ constexpr command_spec cert_command{
     cert_flags};
 // Its options are PHP's (php_cli_args.cpp), not flags of this table; the entry gives the line in
 // the command list.
-constexpr command_spec php_cli_command{"php-cli",
-                                       "php-cli [options] [-f] <file> [--] [args...]",
-                                       "run a PHP script with the embedded PHP, as php would",
-                                       "",
-                                       {}};
+constexpr command_spec php_cli_command{
+    "php-cli",
+    "php-cli [options] [-f] <file> [--] [args...]",
+    "run a PHP script with the embedded PHP, as php would (also: php)",
+    "",
+    {}};
 constexpr command_spec version_command{
     "version", "version", "print the version", "Prints the version of Spindle.", {}};
 constexpr command_spec help_command{"help",
@@ -598,6 +599,11 @@ command_line parse_command_line(int argc, const char* const argv[]) {
         name = "version";
     } else if (is_help_flag(name)) {
         name = "help";
+    }
+    // `spindle php ...` is php-cli too: with the image's ENTRYPOINT ["spindle"],
+    // `docker run IMAGE php artisan migrate` reads as it would with PHP's own images.
+    if (name == "php") {
+        return php_cli_command_line(rest, "spindle php");
     }
     const command_spec* command = find_command(name);
     if (command == nullptr) {

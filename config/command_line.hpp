@@ -42,8 +42,8 @@ struct command_line {
 /// "--version"), "help [command]" (or "--help", "-h", or no arguments at all). "-h"/"--help"
 /// anywhere after a command gives that command's help. Flags take "--flag value" or
 /// "--flag=value". Nothing here touches the filesystem: the root is checked when the server
-/// starts. "php-cli" takes PHP's own options (php_cli_args.hpp), and so does every argument
-/// when the program is named "php" (a link to spindle). Throws config_error naming the
+/// starts. "php-cli" (or "php") takes PHP's own options (php_cli_args.hpp), and so does every
+/// argument when the program is named "php" (a link to spindle). Throws config_error naming the
 /// offending argument on bad input.
 command_line parse_command_line(int argc, const char* const argv[]);
 

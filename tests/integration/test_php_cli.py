@@ -242,6 +242,14 @@ def test_a_link_named_php_is_php(spindle_binary, tmp_path):
     assert help_text.returncode == 0 and help_text.stdout.startswith("Usage: php [options]")
 
 
+def test_php_is_a_command_name_too(spindle_binary, tmp_path):
+    # `docker run IMAGE php artisan ...` with the image's ENTRYPOINT ["spindle"].
+    script = write(tmp_path / "s.php", "<?php echo PHP_SAPI, ' ', implode(',', $argv);")
+    result = subprocess.run([spindle_binary, "php", str(script), "a", "-h"], capture_output=True,
+                            text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert (result.returncode, result.stdout) == (0, f"cli {script},a,-h")
+
+
 @pytest.mark.parametrize("args", [["php-cli", "-h"], ["help", "php-cli"]])
 def test_help(spindle_binary, args):
     result = subprocess.run([spindle_binary, *args], capture_output=True, text=True, timeout=30)

@@ -148,6 +148,16 @@ TEST(PhpCliCommand, ALinkNamedPhpIsPhp) {
     EXPECT_EQ(command({"/usr/local/bin/php-fpm", "version"}).kind, command_kind::version);
 }
 
+TEST(PhpCliCommand, PhpIsACommandNameToo) {
+    // docker run IMAGE php artisan migrate, with ENTRYPOINT ["spindle"].
+    const command_line result = command({"spindle", "php", "artisan", "migrate", "-h"});
+    EXPECT_EQ(result.kind, command_kind::php_cli);
+    EXPECT_EQ(result.php_cli.script, "artisan");
+    EXPECT_THAT(result.php_cli.script_args, ElementsAre("migrate", "-h"));
+    EXPECT_THAT(command({"spindle", "php", "-h"}).help_text,
+                HasSubstr("Usage: spindle php [options]"));
+}
+
 TEST(PhpCliCommand, HelpIsPhpStyleAndListed) {
     EXPECT_THAT(command({"php", "-h"}).help_text, HasSubstr("Usage: php [options]"));
     EXPECT_THAT(command({"spindle", "php-cli", "--help"}).help_text,
