@@ -1,5 +1,7 @@
 #include "sapi/ini_settings.hpp"
 
+#include <strings.h>
+
 #include <algorithm>
 #include <cctype>
 
@@ -24,7 +26,10 @@ void add_system_ini_defaults(HashTable* configuration) {
 void append_ini_entry(std::string& entries, std::string_view name, std::string_view value) {
     constexpr std::string_view operators = "_ &|~^!()-";
     const bool user_quoted = !value.empty() && (value.front() == '"' || value.front() == '\'');
-    const bool expression = std::all_of(value.begin(), value.end(), [&](char c) {
+    // A bare "None" would be read as an empty string, PHP's most common php.ini surprise
+    // (session.cookie_samesite None): here it stays the word.
+    const bool none = value.size() == 4 && strncasecmp(value.data(), "none", 4) == 0;
+    const bool expression = !none && std::all_of(value.begin(), value.end(), [&](char c) {
         return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
                operators.find(c) != std::string_view::npos;
     });

@@ -20,7 +20,9 @@ void add_system_ini_defaults(HashTable* configuration);
 /// php.ini: a value made only of names, digits, spaces and the operators & | ~ ^ ! ( ) - goes in
 /// as written, so "E_ALL & ~E_NOTICE" is evaluated and "Off" is a boolean; a value the user
 /// quoted stays as written; anything else is quoted, so that "/var/log/php.log" or
-/// "tcp://cache:6379?auth=x" reaches PHP as that string instead of being misparsed.
+/// "tcp://cache:6379?auth=x" reaches PHP as that string instead of being misparsed. One
+/// exception to php.ini: "None" stays the word (session.cookie_samesite), where a php.ini
+/// would read an empty string.
 void append_ini_entry(std::string& entries, std::string_view name, std::string_view value);
 
 }  // namespace spindle::sapi

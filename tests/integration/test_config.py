@@ -376,7 +376,8 @@ def test_php_ini_values_mean_what_they_mean_in_a_php_ini(spindle_run, tmp_path):
     write(tmp_path / "www/ini.php", "<?php echo json_encode([error_reporting(), "
                                     "ini_get('display_errors'), ini_get('date.timezone'), "
                                     "ini_get('session.save_path'), ini_get('error_log'), "
-                                    "ini_get('disable_functions')]);")
+                                    "ini_get('disable_functions'), "
+                                    "ini_get('session.cookie_samesite')]);")
     server = spindle_run(f"""
 {{
     frankenphp {{
@@ -387,6 +388,7 @@ def test_php_ini_values_mean_what_they_mean_in_a_php_ini(spindle_run, tmp_path):
             session.save_path "tcp://127.0.0.1:6379?auth=a=b;c"
             error_log "{tmp_path}/php errors.log"
             disable_functions exec,passthru
+            session.cookie_samesite None
         }}
     }}
 }}
@@ -398,7 +400,7 @@ def test_php_ini_values_mean_what_they_mean_in_a_php_ini(spindle_run, tmp_path):
 """, warmup=None)
     assert json_body(server.get("/ini.php")) == [
         32767 & ~8, "", "Europe/Paris", "tcp://127.0.0.1:6379?auth=a=b;c",
-        f"{tmp_path}/php errors.log", "exec,passthru"]
+        f"{tmp_path}/php errors.log", "exec,passthru", "None"]
 
 
 def test_json_log_format(spindle_run, tmp_path):

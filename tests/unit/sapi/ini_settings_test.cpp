@@ -34,6 +34,13 @@ TEST(AppendIniEntry, OtherValuesAreQuotedStrings) {
     EXPECT_EQ(entry("x", "a\nzend_extension=evil.so"), "x=\"a\nzend_extension=evil.so\"\n");
 }
 
+TEST(AppendIniEntry, NoneStaysTheWord) {
+    // php.ini would read a bare None as "": SameSite=None would silently go.
+    EXPECT_EQ(entry("session.cookie_samesite", "None"), "session.cookie_samesite=\"None\"\n");
+    EXPECT_EQ(entry("x", "none"), "x=\"none\"\n");
+    EXPECT_EQ(entry("x", "Nonetheless"), "x=Nonetheless\n");
+}
+
 TEST(AppendIniEntry, AValueTheUserQuotedIsLeftAlone) {
     EXPECT_EQ(entry("user_agent", "\"Mozilla/5.0\""), "user_agent=\"Mozilla/5.0\"\n");
     EXPECT_EQ(entry("x", "'single'"), "x='single'\n");
