@@ -583,8 +583,8 @@ std::string_view to_string(command_kind kind) {
 }
 
 command_line parse_command_line(int argc, const char* const argv[]) {
-    const std::vector<std::string_view> args(argc > 1 ? argv + 1 : argv,
-                                             argc > 1 ? argv + argc : argv);
+    // Everything after the program's name (none when argc is 0).
+    const std::vector<std::string_view> args(argv + std::min(argc, 1), argv + argc);
     // Started through a link named php: the whole command line is php's.
     const std::string_view program = argc > 0 ? std::string_view(argv[0]) : std::string_view();
     if (program.substr(program.rfind('/') + 1) == "php") {

@@ -72,7 +72,6 @@ int cli_send_headers(sapi_headers_struct*) noexcept {
 // PHP's log (error_log() without a destination, log_errors) goes to standard error.
 void cli_log_message(const char* message, int) noexcept {
     std::fprintf(stderr, "%s\n", message);
-    std::fflush(stderr);
 }
 
 void cli_register_variables(zval* track_vars_array) noexcept {

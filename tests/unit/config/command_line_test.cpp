@@ -571,5 +571,53 @@ TEST(ParseCommandLine, CertTakesADirectoryAndHosts) {
     EXPECT_EQ(to_string(command_kind::cert), "cert");
 }
 
+/// {argv...} as given, argv[0] included: for a program started under another name.
+command_line parse_as(std::initializer_list<const char*> argv) {
+    const std::vector<const char*> list(argv);
+    return parse_command_line(static_cast<int>(list.size()), list.data());
+}
+
+TEST(PhpCliCommand, TakesPhpsOptionsAfterTheCommand) {
+    const command_line result = parse({"php-cli", "-d", "x=1", "artisan", "-h"});
+    EXPECT_EQ(result.kind, command_kind::php_cli);
+    EXPECT_EQ(result.php_cli.script, "artisan");
+    // -h after the script is the script's, not a request for spindle's help.
+    EXPECT_THAT(result.php_cli.script_args, ElementsAre("-h"));
+    EXPECT_EQ(to_string(command_kind::php_cli), "php_cli");
+}
+
+TEST(PhpCliCommand, ALinkNamedPhpIsPhp) {
+    const command_line result = parse_as({"/usr/local/bin/php", "-r", "echo 1;"});
+    EXPECT_EQ(result.kind, command_kind::php_cli);
+    EXPECT_EQ(result.php_cli.action, php_cli_action::run_code);
+    EXPECT_EQ(parse_as({"php"}).php_cli.action, php_cli_action::run_stdin);
+    // Another name stays spindle.
+    EXPECT_EQ(parse_as({"/usr/local/bin/php-fpm", "version"}).kind, command_kind::version);
+}
+
+TEST(PhpCliCommand, PhpIsACommandNameToo) {
+    // docker run IMAGE php artisan migrate, with ENTRYPOINT ["spindle"].
+    const command_line result = parse({"php", "artisan", "migrate", "-h"});
+    EXPECT_EQ(result.kind, command_kind::php_cli);
+    EXPECT_EQ(result.php_cli.script, "artisan");
+    EXPECT_THAT(result.php_cli.script_args, ElementsAre("migrate", "-h"));
+    EXPECT_THAT(help_of({"php", "-h"}), HasSubstr("Usage: spindle php [options]"));
+}
+
+TEST(PhpCliCommand, HelpIsPhpStyleAndListed) {
+    EXPECT_THAT(parse_as({"php", "-h"}).help_text, HasSubstr("Usage: php [options]"));
+    EXPECT_THAT(help_of({"php-cli", "--help"}), HasSubstr("Usage: spindle php-cli [options]"));
+    EXPECT_THAT(help_of({"help", "php-cli"}), HasSubstr("Usage: spindle php-cli [options]"));
+    EXPECT_THAT(help_of({"--help"}), HasSubstr("php-cli"));
+}
+
+TEST(PhpCliCommand, AScriptGivenToSpindleItselfPointsToPhpCli) {
+    EXPECT_THAT(error_of({"artisan.php", "migrate"}), HasSubstr("spindle php-cli artisan.php"));
+}
+
+TEST(PhpCliCommand, ErrorsNameTheCommand) {
+    EXPECT_THAT(error_of({"php-cli", "-y"}), HasSubstr("spindle php-cli: unknown option -y"));
+}
+
 }  // namespace
 }  // namespace spindle::config

@@ -8,7 +8,6 @@
 #include <string_view>
 #include <vector>
 
-#include "config/command_line.hpp"
 #include "config/config_error.hpp"
 
 namespace spindle::config {
@@ -123,66 +122,6 @@ TEST(PhpCliArgs, BadOptionsAreNamed) {
 TEST(PhpCliArgs, HelpNamesTheProgram) {
     EXPECT_THAT(php_cli_help("php"), HasSubstr("Usage: php [options] [-f] <file>"));
     EXPECT_THAT(php_cli_help("spindle php-cli"), HasSubstr("spindle php-cli [options] -r <code>"));
-}
-
-command_line command(std::initializer_list<const char*> argv) {
-    const std::vector<const char*> list(argv);
-    return parse_command_line(static_cast<int>(list.size()), list.data());
-}
-
-TEST(PhpCliCommand, TakesPhpsOptionsAfterTheCommand) {
-    const command_line result = command({"spindle", "php-cli", "-d", "x=1", "artisan", "-h"});
-    EXPECT_EQ(result.kind, command_kind::php_cli);
-    EXPECT_EQ(result.php_cli.script, "artisan");
-    // -h after the script is the script's, not a request for spindle's help.
-    EXPECT_THAT(result.php_cli.script_args, ElementsAre("-h"));
-    EXPECT_EQ(to_string(command_kind::php_cli), "php_cli");
-}
-
-TEST(PhpCliCommand, ALinkNamedPhpIsPhp) {
-    const command_line result = command({"/usr/local/bin/php", "-r", "echo 1;"});
-    EXPECT_EQ(result.kind, command_kind::php_cli);
-    EXPECT_EQ(result.php_cli.action, php_cli_action::run_code);
-    EXPECT_EQ(command({"php"}).php_cli.action, php_cli_action::run_stdin);
-    // Another name stays spindle.
-    EXPECT_EQ(command({"/usr/local/bin/php-fpm", "version"}).kind, command_kind::version);
-}
-
-TEST(PhpCliCommand, PhpIsACommandNameToo) {
-    // docker run IMAGE php artisan migrate, with ENTRYPOINT ["spindle"].
-    const command_line result = command({"spindle", "php", "artisan", "migrate", "-h"});
-    EXPECT_EQ(result.kind, command_kind::php_cli);
-    EXPECT_EQ(result.php_cli.script, "artisan");
-    EXPECT_THAT(result.php_cli.script_args, ElementsAre("migrate", "-h"));
-    EXPECT_THAT(command({"spindle", "php", "-h"}).help_text,
-                HasSubstr("Usage: spindle php [options]"));
-}
-
-TEST(PhpCliCommand, HelpIsPhpStyleAndListed) {
-    EXPECT_THAT(command({"php", "-h"}).help_text, HasSubstr("Usage: php [options]"));
-    EXPECT_THAT(command({"spindle", "php-cli", "--help"}).help_text,
-                HasSubstr("Usage: spindle php-cli [options]"));
-    EXPECT_THAT(command({"spindle", "help", "php-cli"}).help_text,
-                HasSubstr("Usage: spindle php-cli [options]"));
-    EXPECT_THAT(command({"spindle", "--help"}).help_text, HasSubstr("php-cli"));
-}
-
-TEST(PhpCliCommand, AScriptGivenToSpindleItselfPointsToPhpCli) {
-    try {
-        command({"spindle", "artisan.php", "migrate"});
-        ADD_FAILURE() << "no config_error";
-    } catch (const config_error& error) {
-        EXPECT_THAT(error.what(), HasSubstr("spindle php-cli artisan.php"));
-    }
-}
-
-TEST(PhpCliCommand, ErrorsNameTheCommand) {
-    try {
-        command({"spindle", "php-cli", "-y"});
-        ADD_FAILURE() << "no config_error";
-    } catch (const config_error& error) {
-        EXPECT_THAT(error.what(), HasSubstr("spindle php-cli: unknown option -y"));
-    }
 }
 
 }  // namespace
