@@ -5,12 +5,14 @@
 
 #include "sapi/sapi_module.hpp"
 
+#include <strings.h>
 #include <syslog.h>
 
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
 
+#include "sapi/cgi_status.hpp"
 #include "sapi/env_functions.hpp"
 #include "sapi/server_variables.hpp"
 #include "sapi/slot_context.hpp"
@@ -174,6 +176,17 @@ int send_headers_to_sink(sapi_headers_struct* headers) noexcept {
         return SAPI_HEADER_SENT_SUCCESSFULLY;
     }
     int status = headers->http_response_code > 0 ? headers->http_response_code : 200;
+    const bool informational = status >= 100 && status < 200;
+    // header("HTTP/1.1 418 I'm a teapot") keeps its own reason phrase: "HTTP/x.y CODE REASON".
+    std::string_view reason;
+    if (headers->http_status_line != nullptr) {
+        std::string_view line(headers->http_status_line);
+        auto first = line.find(' ');
+        auto second = first == std::string_view::npos ? first : line.find(' ', first + 1);
+        if (second != std::string_view::npos) {
+            reason = line.substr(second + 1);
+        }
+    }
 
     std::vector<header> fields;
     fields.reserve(zend_llist_count(&headers->headers));
@@ -196,23 +209,26 @@ int send_headers_to_sink(sapi_headers_struct* headers) noexcept {
         while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) {
             value.remove_prefix(1);
         }
+        if (!informational && colon == 6 && strncasecmp(line.data(), "Status", colon) == 0) {
+            // A CGI status, which php-fpm hands its web server to read: the status line,
+            // never a field of the response. The last one wins, as behind nginx.
+            if (auto cgi = parse_cgi_status(value)) {
+                status = cgi->code;
+                reason = cgi->reason;
+                headers->http_response_code = status;  // what http_response_code() reports
+            } else {
+                spdlog::get("php")->warn(
+                    "[slot {} req {}] header(\"Status: {}\") is no status code; dropped",
+                    ctx->index, ctx->req->id, value);
+            }
+            continue;
+        }
         fields.push_back({std::string(line.substr(0, colon)), std::string(value)});
     }
 
-    if (status >= 100 && status < 200) {
+    if (informational) {
         ctx->req->sink->send_informational(status, fields);
         return SAPI_HEADER_SENT_SUCCESSFULLY;
-    }
-
-    // header("HTTP/1.1 418 I'm a teapot") keeps its own reason phrase: "HTTP/x.y CODE REASON".
-    std::string_view reason;
-    if (headers->http_status_line != nullptr) {
-        std::string_view line(headers->http_status_line);
-        auto first = line.find(' ');
-        auto second = first == std::string_view::npos ? first : line.find(' ', first + 1);
-        if (second != std::string_view::npos) {
-            reason = line.substr(second + 1);
-        }
     }
     ctx->req->sink->send_head(status, reason, std::move(fields));
     return SAPI_HEADER_SENT_SUCCESSFULLY;

@@ -289,6 +289,32 @@ def test_status_line_with_reason_phrase(spindle):
     assert r.body == b"short and stout\n"
 
 
+def test_status_header_sets_the_status_as_behind_php_fpm(spindle):
+    # Scripts written for php-fpm set the status with header("Status: ..."), which nginx turns
+    # into the status line; it never goes out as a field.
+    srv = spindle("sapi")
+    r = srv.get("/cgi_status.php?case=reason")
+    assert (r.status, r.reason) == (404, "Nothing Here"), r
+    assert r.header("Status") is None and r.body == b"status 404\n", r
+    r = srv.get("/cgi_status.php?case=code")
+    assert (r.status, r.reason) == (503, "Service Unavailable"), r
+    assert r.header("Retry-After") == "120" and r.header("Status") is None, r
+    r = srv.get("/cgi_status.php?case=redirect")
+    assert (r.status, r.reason) == (301, "Moved Permanently"), r
+    assert r.header("Location") == "/elsewhere" and r.body == b"status 301\n", r
+    r = srv.get("/cgi_status.php?case=over_status_line")
+    assert (r.status, r.reason) == (410, "Gone"), r
+    r = srv.get("/cgi_status.php?case=not_modified")
+    assert r.status == 304 and r.body == b"", r
+    # Not a status: dropped, and the status stays the script's.
+    r = srv.get("/cgi_status.php?case=invalid")
+    assert r.status == 202 and r.header("Status") is None and r.body == b"status 202\n", r
+    assert srv.wait_for_log(re.escape('header("Status: soon") is no status code'))
+    # The next request on the same thread starts from 200 again.
+    r = srv.get("/cgi_status.php")
+    assert r.status == 200 and r.body == b"status 200\n", r
+
+
 def test_several_set_cookie_headers(spindle):
     srv = spindle("sapi")
     r = srv.get("/set_cookies.php")
