@@ -49,7 +49,8 @@ std::string canonical_header_name(std::string_view name) {
     return canonical;
 }
 
-// The request headers, names canonicalised; repeated names joined with ", ".
+// The request headers, names canonicalised; repeated names joined with ", ", or "; " for
+// Cookie (RFC 6265 5.4), as HTTP_COOKIE has them.
 void request_headers(zval* return_value) {
     array_init(return_value);
     slot_context* ctx = current_slot();
@@ -66,9 +67,11 @@ void request_headers(zval* return_value) {
             continue;
         }
         std::string value = headers[i].value;
+        const std::string_view separator =
+            equals_ignore_case(headers[i].name, "cookie") ? "; " : ", ";
         for (size_t j = i + 1; j < headers.size(); ++j) {
             if (equals_ignore_case(headers[j].name, headers[i].name)) {
-                value.append(", ").append(headers[j].value);
+                value.append(separator).append(headers[j].value);
             }
         }
         const std::string name = canonical_header_name(headers[i].name);

@@ -377,11 +377,13 @@ def test_getallheaders_names_are_canonical_whatever_case_was_sent(spindle):
     srv = spindle("sapi")
     r = srv.get("/getallheaders.php", headers=[("authorization", "Bearer t"),
                                                ("x-custom-THING", "1"), ("ACCEPT-language", "en"),
-                                               ("x-custom-thing", "2")])
+                                               ("x-custom-thing", "2"), ("Cookie", "a=1"),
+                                               ("cookie", "b=2")])
     assert r.status == 200, r
     headers = r.json()["getallheaders"]
     assert headers["Authorization"] == "Bearer t", headers
     assert headers["X-Custom-Thing"] == "1, 2", headers
+    assert headers["Cookie"] == "a=1; b=2", headers  # joined as HTTP_COOKIE is
     assert headers["Accept-Language"] == "en", headers
     assert not any(name != "-".join(w.capitalize() for w in name.split("-")) for name in headers)
 
