@@ -139,6 +139,9 @@ site_key parse_site_key(const token& key) {
 }
 
 std::string listen_text(const std::string& bind, std::uint16_t port) {
+    if (bind.starts_with("unix/")) {
+        return bind;  // a Unix socket has no port: the site's port only names it
+    }
     const bool ipv6 = bind.find(':') != std::string::npos && !bind.starts_with('[');
     return (ipv6 ? "[" + bind + "]" : bind) + ":" + std::to_string(port);
 }

@@ -177,7 +177,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"root", 'r', "DIR", "document root to serve",
      [](php_server_args& args, std::string_view value) { args.config.sites.front().root = value; },
      [](const server_config& config) { return config.sites.front().root; }},
-    {"listen", 'l', "ADDR", "address to listen on; repeatable", add_listen,
+    {"listen", 'l', "ADDR", "address to listen on, or unix/PATH[|MODE]; repeatable", add_listen,
      [](const server_config& config) {
          std::string text;
          for (const listen_address& address : config.sites.front().listen) {
@@ -300,6 +300,9 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          }
          if (address.tls) {
              throw config_error("the admin endpoint speaks plain HTTP only");
+         }
+         if (!address.unix_path.empty()) {
+             throw config_error("the admin endpoint listens on TCP (e.g. 127.0.0.1:2019)");
          }
          args.config.admin = address;
      },
@@ -521,6 +524,11 @@ void apply_tls_flags(php_server_args& state) {
     }
     site.tls = tls_config{*state.tls_certificate, *state.tls_key, {}};
     for (listen_address& address : site.listen) {
+        if (!address.unix_path.empty()) {
+            throw config_error("--listen " + to_string(address) +
+                               ": HTTPS on a Unix socket is not supported; the proxy in front "
+                               "terminates TLS");
+        }
         address.tls = true;
     }
 }

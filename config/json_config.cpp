@@ -686,6 +686,9 @@ class document_reader {
         if (address.tls) {
             fail(pointer, "the admin endpoint speaks plain HTTP only; keep it on loopback");
         }
+        if (!address.unix_path.empty()) {
+            fail(pointer, "the admin endpoint listens on TCP (e.g. \"127.0.0.1:2019\")");
+        }
         return address;
     }
 

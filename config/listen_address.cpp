@@ -96,11 +96,56 @@ std::uint16_t parse_port(std::string_view text, std::string_view port) {
     return static_cast<std::uint16_t>(value);
 }
 
+/// "unix/PATH[|MODE]": Caddy's network address for a Unix socket ("unix//run/x.sock" is the
+/// absolute path /run/x.sock).
+listen_address parse_unix_address(std::string_view text) {
+    std::string_view path = text.substr(5);
+    listen_address address;
+    if (const std::size_t bar = path.rfind('|'); bar != std::string_view::npos) {
+        const std::string_view mode = path.substr(bar + 1);
+        path = path.substr(0, bar);
+        if (mode.empty() || mode.size() > 4 ||
+            mode.find_first_not_of("01234567") != std::string_view::npos) {
+            fail(text, "the socket's mode \"" + std::string(mode) +
+                           "\" is not octal permission bits (e.g. |0660)");
+        }
+        address.unix_mode = 0;
+        for (char c : mode) {
+            address.unix_mode = address.unix_mode * 8 + (c - '0');
+        }
+    }
+    if (path.empty()) {
+        fail(text, "missing the socket's path (e.g. \"unix//run/spindle.sock\")");
+    }
+    // sockaddr_un holds 108 bytes, the terminating NUL included.
+    if (path.size() > 107) {
+        fail(text, "a Unix socket's path is limited to 107 bytes");
+    }
+    if (path.find('\0') != std::string_view::npos) {
+        fail(text, "NUL in the socket's path");
+    }
+    address.unix_path = std::string(path);
+    address.port = 0;
+    return address;
+}
+
 }  // namespace
 
 listen_address parse_listen_address(std::string_view text) {
     if (text.empty()) {
         fail(text, "empty value");
+    }
+    if (text.starts_with("unix/")) {
+        return parse_unix_address(text);
+    }
+    if (text.starts_with("unix:")) {
+        fail(text, "a Unix socket is written unix/PATH, e.g. \"unix//run/spindle.sock\"");
+    }
+    if (starts_with_ignoring_case(text, "https://unix/")) {
+        fail(text, "HTTPS on a Unix socket is not supported; the proxy in front terminates TLS");
+    }
+    if (starts_with_ignoring_case(text, "http://unix/")) {
+        return parse_unix_address(text.substr(7));
     }
     std::string_view rest = text;
     listen_address address;
@@ -151,6 +196,16 @@ listen_address parse_listen_address(std::string_view text) {
 }
 
 std::string to_string(const listen_address& address) {
+    if (!address.unix_path.empty()) {
+        std::string text = "unix/" + address.unix_path;
+        if (address.unix_mode >= 0) {
+            text += '|';
+            for (int shift = 9; shift >= 0; shift -= 3) {
+                text += static_cast<char>('0' + ((address.unix_mode >> shift) & 7));
+            }
+        }
+        return text;
+    }
     const std::string port = std::to_string(address.port);
     const std::string scheme = address.tls ? "https://" : "";
     if (address.host.find(':') != std::string::npos) {
@@ -160,7 +215,7 @@ std::string to_string(const listen_address& address) {
 }
 
 bool same_socket(const listen_address& a, const listen_address& b) noexcept {
-    return a.host == b.host && a.port == b.port;
+    return a.unix_path == b.unix_path && a.host == b.host && a.port == b.port;
 }
 
 }  // namespace spindle::config

@@ -136,8 +136,14 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
             auto tls = address.tls
                            ? std::make_shared<tls_certificate_store>(std::move(certificates))
                            : nullptr;
-            listeners_.push_back(std::make_shared<listener>(
-                io_, resolve_endpoint(address), context_, std::move(listening), std::move(tls)));
+            if (!address.unix_path.empty()) {
+                listeners_.push_back(std::make_shared<listener>(
+                    io_, address.unix_path, address.unix_mode, context_, std::move(listening)));
+            } else {
+                listeners_.push_back(std::make_shared<listener>(io_, resolve_endpoint(address),
+                                                                context_, std::move(listening),
+                                                                std::move(tls)));
+            }
         } catch (const std::system_error& e) {
             // Name the site that asked for the address, and where it was written.
             for (const config::site_config& site : config.sites) {
@@ -235,12 +241,7 @@ void http_server::serve() {
         }
         serving_ = true;
         for (auto& l : listeners_) {
-            auto endpoint = l->local_endpoint();
-            std::string host = endpoint.address().is_v6()
-                                   ? "[" + endpoint.address().to_string() + "]"
-                                   : endpoint.address().to_string();
-            spdlog::get("server")->info("listening on {}://{}:{}", l->tls() ? "https" : "http",
-                                        host, endpoint.port());
+            spdlog::get("server")->info("listening on {}", l->describe());
             l->run();
         }
     });

@@ -78,17 +78,25 @@ http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
       idle_timer_(stream_.get_executor()) {
     context_.connections.fetch_add(1, std::memory_order_relaxed);
     beast::error_code ec;
-    auto remote = stream_.socket().remote_endpoint(ec);
-    if (!ec) {
-        remote_addr_ = remote.address().to_string();
-        remote_port_ = remote.port();
-    }
     auto local = stream_.socket().local_endpoint(ec);
-    if (!ec) {
-        local_addr_ = local.address().to_string();
-        local_port_ = local.port();
+    if (!ec && local.data()->sa_family == AF_UNIX) {
+        // A Unix socket (listener.cpp): the client is a proxy on this host. REMOTE_ADDR says
+        // so, as Puma and Unicorn say it, so that "trust proxies on 127.0.0.1" settings
+        // (Laravel's TrustProxies, Symfony's trusted_proxies) read X-Forwarded-For from it.
+        remote_addr_ = local_addr_ = "127.0.0.1";
+        local_port_ = 80;
+    } else {
+        if (!ec) {
+            local_addr_ = local.address().to_string();
+            local_port_ = local.port();
+        }
+        auto remote = stream_.socket().remote_endpoint(ec);
+        if (!ec) {
+            remote_addr_ = remote.address().to_string();
+            remote_port_ = remote.port();
+        }
+        stream_.socket().set_option(net::ip::tcp::no_delay(true), ec);
     }
-    stream_.socket().set_option(net::ip::tcp::no_delay(true), ec);
 }
 
 http_session::~http_session() {

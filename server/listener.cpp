@@ -1,5 +1,7 @@
 #include "server/listener.hpp"
 
+#include <unistd.h>
+
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <chrono>
@@ -46,8 +48,47 @@ listener::listener(io_threads& io, const tcp::endpoint& endpoint, http_context& 
     open_acceptor(acceptor_, endpoint, "cannot listen on ");
 }
 
+listener::listener(io_threads& io, std::string unix_path, int unix_mode, http_context& context,
+                   std::vector<const site_context*> sites)
+    : io_(io),
+      acceptor_(net::make_strand(io.main())),
+      pause_timer_(acceptor_.get_executor()),
+      context_(context),
+      sites_(std::move(sites)),
+      unix_path_(std::move(unix_path)) {
+    // The Unix socket goes into a TCP acceptor: accepting and every stream operation after it
+    // are the same calls on any stream socket, so sessions, direct writes from PHP threads and
+    // sendfile stay one code path. Only addresses differ; http_session reads the family.
+    unix_socket_ = open_unix_listener(unix_path_, unix_mode);
+    boost::system::error_code ec;
+    acceptor_.assign(tcp::v4(), unix_socket_.fd, ec);
+    if (ec) {
+        ::close(unix_socket_.fd);
+        remove_unix_socket(unix_path_, unix_socket_);
+        throw std::system_error(ec, "cannot listen on unix/" + unix_path_);
+    }
+}
+
+listener::~listener() {
+    // A server that stopped before it served (a worker that could not boot) leaves no file.
+    if (!unix_path_.empty()) {
+        remove_unix_socket(unix_path_, unix_socket_);
+    }
+}
+
 tcp::endpoint listener::local_endpoint() const {
     return acceptor_.local_endpoint();
+}
+
+std::string listener::describe() const {
+    if (!unix_path_.empty()) {
+        return "unix/" + unix_path_;
+    }
+    const tcp::endpoint endpoint = acceptor_.local_endpoint();
+    const std::string address = endpoint.address().to_string();
+    return std::string(tls_ ? "https://" : "http://") +
+           (endpoint.address().is_v6() ? "[" + address + "]" : address) + ":" +
+           std::to_string(endpoint.port());
 }
 
 void listener::run() {
@@ -59,6 +100,9 @@ void listener::stop() {
         boost::system::error_code ec;
         self->pause_timer_.cancel();
         self->acceptor_.close(ec);
+        if (!self->unix_path_.empty()) {
+            remove_unix_socket(self->unix_path_, self->unix_socket_);
+        }
     });
 }
 

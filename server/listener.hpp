@@ -10,6 +10,7 @@
 
 #include "server/http_context.hpp"
 #include "server/io_threads.hpp"
+#include "server/unix_socket.hpp"
 
 namespace spindle::server {
 
@@ -32,11 +33,23 @@ class listener : public std::enable_shared_from_this<listener> {
     listener(io_threads& io, const boost::asio::ip::tcp::endpoint& endpoint, http_context& context,
              std::vector<const site_context*> sites, std::shared_ptr<tls_certificate_store> tls);
 
+    /// The same on a Unix domain socket at `unix_path` (open_unix_listener() in
+    /// unix_socket.hpp), plain HTTP; stop() removes the socket file.
+    listener(io_threads& io, std::string unix_path, int unix_mode, http_context& context,
+             std::vector<const site_context*> sites);
+
+    ~listener();
+    listener(const listener&) = delete;
+    listener& operator=(const listener&) = delete;
+
     /// Speaks HTTPS: its certificates, for reloading; else null.
     const std::shared_ptr<tls_certificate_store>& tls() const noexcept { return tls_; }
 
-    /// The bound address (port 0 resolved).
+    /// The bound address (port 0 resolved); TCP only.
     boost::asio::ip::tcp::endpoint local_endpoint() const;
+
+    /// What it listens on, for the log: "http://127.0.0.1:8080", "unix//run/spindle.sock".
+    std::string describe() const;
 
     /// Starts accepting.
     void run();
@@ -55,6 +68,8 @@ class listener : public std::enable_shared_from_this<listener> {
     /// Outlives every session it starts: the server destroys listeners after the I/O threads.
     const std::vector<const site_context*> sites_;
     const std::shared_ptr<tls_certificate_store> tls_;
+    const std::string unix_path_;  ///< empty for TCP
+    unix_listening_socket unix_socket_;
 };
 
 }  // namespace spindle::server

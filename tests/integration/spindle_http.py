@@ -113,10 +113,16 @@ def multipart(fields, files, boundary="----spindle-test-boundary-7MA4YWxkTrZu0gW
 class Conn:
     """One client connection with its own read buffer."""
 
-    def __init__(self, port, timeout=DEFAULT_TIMEOUT, host_header=None, narrow=False):
+    def __init__(self, port, timeout=DEFAULT_TIMEOUT, host_header=None, narrow=False,
+                 unix_path=None):
         self.port = port
-        self.host_header = host_header or f"127.0.0.1:{port}"
-        if not narrow:
+        self.host_header = host_header or (f"127.0.0.1:{port}" if unix_path is None else "localhost")
+        if unix_path is not None:
+            # A Unix domain socket listener (--listen unix/PATH); `port` is unused.
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.settimeout(timeout)
+            self.sock.connect(str(unix_path))
+        elif not narrow:
             self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
         else:
             # A connection as narrow as a slow real network's: small segments and a small

@@ -557,6 +557,19 @@ TEST(ParseCommandLine, TlsFlagsGoTogether) {
               "flag --admin: the admin endpoint speaks plain HTTP only");
 }
 
+TEST(ParseCommandLine, ListensOnUnixSocketsInPlainHttpOnly) {
+    const server_config c = php_server({"--listen", "unix//run/spindle.sock|0660"});
+    ASSERT_EQ(c.sites.front().listen.size(), 1u);
+    EXPECT_EQ(c.sites.front().listen.front().unix_path, "/run/spindle.sock");
+    EXPECT_EQ(c.sites.front().listen.front().unix_mode, 0660);
+    EXPECT_EQ(error_of({"php-server", "--listen", "unix//run/s.sock", "--tls-cert", "c.pem",
+                        "--tls-key", "k.pem"}),
+              "--listen unix//run/s.sock: HTTPS on a Unix socket is not supported; the proxy in "
+              "front terminates TLS");
+    EXPECT_EQ(error_of({"php-server", "--admin", "unix//run/admin.sock"}),
+              "flag --admin: the admin endpoint listens on TCP (e.g. 127.0.0.1:2019)");
+}
+
 TEST(ParseCommandLine, CertTakesADirectoryAndHosts) {
     const command_line defaults = parse({"cert"});
     EXPECT_EQ(defaults.kind, command_kind::cert);

@@ -415,6 +415,8 @@ TEST(JsonConfigErrors, TlsAndHttpsAddressesComeTogether) {
               "plain http:// addresses");
     EXPECT_EQ(error_of(with_top(R"("admin": "https://127.0.0.1:2019")")),
               "c.json: /admin: the admin endpoint speaks plain HTTP only; keep it on loopback");
+    EXPECT_EQ(error_of(with_top(R"("admin": "unix//run/admin.sock")")),
+              "c.json: /admin: the admin endpoint listens on TCP (e.g. \"127.0.0.1:2019\")");
 }
 
 TEST(JsonConfigErrors, BadAddresses) {

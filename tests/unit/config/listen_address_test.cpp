@@ -115,8 +115,41 @@ TEST(ParseListenAddress, HttpsMeansTls) {
 
 TEST(ParseListenAddress, RejectsOtherSchemes) {
     EXPECT_THAT(error_of("unix:///run/spindle.sock"),
-                HasSubstr("only the http:// and https:// schemes are supported"));
+                HasSubstr("a Unix socket is written unix/PATH, e.g. \"unix//run/spindle.sock\""));
     EXPECT_THAT(error_of("tcp://127.0.0.1:80"), HasSubstr("only the http:// and https://"));
+}
+
+TEST(ParseListenAddress, ReadsUnixSocketsAsCaddyWritesThem) {
+    listen_address address = parse_listen_address("unix//run/spindle.sock");
+    EXPECT_EQ(address.unix_path, "/run/spindle.sock");
+    EXPECT_EQ(address.unix_mode, -1);
+    EXPECT_FALSE(address.tls);
+    EXPECT_EQ(parse_listen_address("unix/relative.sock").unix_path, "relative.sock");
+    EXPECT_EQ(parse_listen_address("http://unix//run/s.sock").unix_path, "/run/s.sock");
+
+    address = parse_listen_address("unix//run/spindle.sock|0660");
+    EXPECT_EQ(address.unix_path, "/run/spindle.sock");
+    EXPECT_EQ(address.unix_mode, 0660);
+    EXPECT_EQ(parse_listen_address("unix//a|222").unix_mode, 0222);
+}
+
+TEST(ParseListenAddress, RejectsBadUnixSockets) {
+    EXPECT_THAT(error_of("unix/"), HasSubstr("missing the socket's path"));
+    EXPECT_THAT(error_of("unix/|0660"), HasSubstr("missing the socket's path"));
+    EXPECT_THAT(error_of("unix//run/s.sock|0999"), HasSubstr("is not octal permission bits"));
+    EXPECT_THAT(error_of("unix//run/s.sock|"), HasSubstr("is not octal permission bits"));
+    EXPECT_THAT(error_of("unix//run/s.sock|rw"), HasSubstr("is not octal permission bits"));
+    EXPECT_THAT(error_of("unix//" + std::string(107, 'a')), HasSubstr("limited to 107 bytes"));
+    EXPECT_THAT(error_of("https://unix//run/s.sock"),
+                HasSubstr("HTTPS on a Unix socket is not supported"));
+}
+
+TEST(SameSocket, UnixSocketsAreTheirPath) {
+    EXPECT_TRUE(same_socket(parse_listen_address("unix//a.sock"),
+                            parse_listen_address("unix//a.sock|0600")));
+    EXPECT_FALSE(
+        same_socket(parse_listen_address("unix//a.sock"), parse_listen_address("unix//b.sock")));
+    EXPECT_FALSE(same_socket(parse_listen_address("unix//a.sock"), parse_listen_address(":0")));
 }
 
 TEST(SameSocket, IgnoresTheScheme) {
@@ -131,7 +164,8 @@ TEST(ListenAddressToString, WritesWhatParseReads) {
     EXPECT_EQ(to_string(listen_address{"127.0.0.1", 80}), "127.0.0.1:80");
     EXPECT_EQ(to_string(listen_address{"::1", 443}), "[::1]:443");
     EXPECT_EQ(to_string(listen_address{"", 443, true}), "https://:443");
-    for (const char* text : {":8080", "localhost:0", "[2001:db8::1]:65535", "https://[::1]:443"}) {
+    for (const char* text : {":8080", "localhost:0", "[2001:db8::1]:65535", "https://[::1]:443",
+                             "unix//run/spindle.sock", "unix/x.sock|0660"}) {
         EXPECT_EQ(to_string(parse_listen_address(text)), text);
     }
 }
