@@ -42,6 +42,8 @@ app_packages=(
   phpmyadmin
   # tests/apps/test_composer.py: Composer run by spindle's php-cli
   composer
+  # tests/apps/test_php_fpm_parity.py: the same requests to nginx + php-fpm
+  nginx-light php8.2-fpm
 )
 
 case ${1:-build} in
