@@ -3,7 +3,8 @@ up a front controller) and to Spindle, classic and worker: what PHP sees of each
 the same. Compared: the CGI variables of $_SERVER, $_GET, $_POST, $_COOKIE, $_REQUEST, $_FILES
 (names, types, sizes, errors and contents), php://input read twice, the headers and the status.
 The $_SERVER entries that differ by design are listed below with the reason; any other
-difference fails."""
+difference fails. The other way round, a response set up with header(), http_response_code()
+and setcookie() must reach the client with the same status, fields and body."""
 
 import json
 import os
@@ -232,3 +233,27 @@ def test_php_sees_the_request_as_under_php_fpm(spindle, fpm_port, case):
         assert got[key] == expected[key], (
             f"{key} differs from php-fpm's\nphp-fpm: {json.dumps(expected[key], indent=1)}\n"
             f"spindle: {json.dumps(got[key], indent=1)}")
+
+
+RESPONSE_CASES = ["location", "created", "status_field", "status_code_only",
+                  "redirect_with_status_field", "status_line", "response_code", "authenticate",
+                  "headers", "cookies", "no_content", "not_modified", "exit_status", "default"]
+
+# Response fields that name or time the server, or frame the body (nginx streams PHP's output
+# chunked, Spindle sends a length for a response it has whole): not the script's.
+SERVER_FIELDS = {"date", "server", "connection", "content-length", "transfer-encoding", "vary",
+                 "x-powered-by"}
+
+
+def response_of(port, case):
+    with Conn(port) as conn:
+        r = conn.request("GET", f"/respond.php?case={case}")
+    fields = sorted((name.lower(), value) for name, value in r.headers
+                    if name.lower() not in SERVER_FIELDS)
+    return r.status, fields, r.body
+
+
+@pytest.mark.parametrize("case", RESPONSE_CASES)
+def test_responses_reach_the_client_as_from_php_fpm(spindle, fpm_port, case):
+    srv = spindle(APP, env=ENVIRONMENT, warmup="/dump.php")
+    assert response_of(srv.port, case) == response_of(fpm_port, case)
