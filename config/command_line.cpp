@@ -177,7 +177,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     {"root", 'r', "DIR", "document root to serve",
      [](php_server_args& args, std::string_view value) { args.config.sites.front().root = value; },
      [](const server_config& config) { return config.sites.front().root; }},
-    {"listen", 'l', "ADDR", "address to listen on, or unix/PATH[|MODE]; repeatable", add_listen,
+    {"listen", 'l', "ADDR", "address or unix/PATH to bind; repeatable", add_listen,
      [](const server_config& config) {
          std::string text;
          for (const listen_address& address : config.sites.front().listen) {
