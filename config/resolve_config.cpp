@@ -92,8 +92,8 @@ void resolve_tls_files(tls_config& tls) {
 }
 
 // One socket speaks either TLS or plain HTTP: refuse "https://:8443" in one site beside
-// ":8443" (or a redirect from it) in another.
-void check_schemes_agree(const server_config& config) {
+// ":8443" (or a redirect from it) in another. A Unix socket file has one mode.
+void check_sockets_agree(const server_config& config) {
     std::vector<std::pair<listen_address, const site_config*>> seen;
     for (const site_config& site : config.sites) {
         std::vector<listen_address> addresses = site.listen;
@@ -106,6 +106,12 @@ void check_schemes_agree(const server_config& config) {
                                                          to_string(other) +
                                                          " are one socket: it cannot serve both "
                                                          "HTTPS and plain HTTP; use another port");
+                }
+                if (same_socket(address, other) && address.unix_mode != other.unix_mode) {
+                    throw located_error(site.origin, to_string(address) + " and " +
+                                                         to_string(other) +
+                                                         " are one socket file: give it one "
+                                                         "mode");
                 }
             }
             seen.emplace_back(address, &site);
@@ -130,7 +136,7 @@ std::string script_name_under(const std::string& file, const std::string& root) 
 void resolve_config(server_config& config, std::size_t cores) {
     cores = std::max<std::size_t>(1, cores);
     std::set<std::pair<std::string, std::string>> answered;  // (address, host)
-    check_schemes_agree(config);
+    check_sockets_agree(config);
     for (site_config& site : config.sites) {
         resolve_root(site);
         if (site.tls) {

@@ -546,6 +546,15 @@ TEST_F(CaddyfileResolveErrors, TwoSitesForTheSameHostAndPort) {
               "Caddyfile:5: another site already answers any host on :8080");
 }
 
+TEST_F(CaddyfileResolveErrors, OneUnixSocketWithTwoModes) {
+    const std::string root = path("public");
+    EXPECT_EQ(resolve_error("a.test {\n\tbind unix//run/s.sock|0660\n\troot * " + root +
+                            "\n\tfile_server\n}\nb.test {\n\tbind unix//run/s.sock\n\troot * " +
+                            root + "\n\tfile_server\n}\n"),
+              "Caddyfile:6: unix//run/s.sock and unix//run/s.sock|0660 are one socket file: give "
+              "it one mode");
+}
+
 TEST_F(CaddyfileResolveErrors, WorkerDeclaredTwice) {
     EXPECT_EQ(
         resolve_error(":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\tworker " +
