@@ -48,31 +48,31 @@ listener::listener(io_threads& io, const tcp::endpoint& endpoint, http_context& 
     open_acceptor(acceptor_, endpoint, "cannot listen on ");
 }
 
-listener::listener(io_threads& io, std::string unix_path, int unix_mode, http_context& context,
-                   std::vector<const site_context*> sites)
+listener::listener(io_threads& io, const std::string& unix_path, int unix_mode,
+                   http_context& context, std::vector<const site_context*> sites)
     : io_(io),
       acceptor_(net::make_strand(io.main())),
       pause_timer_(acceptor_.get_executor()),
       context_(context),
-      sites_(std::move(sites)),
-      unix_path_(std::move(unix_path)) {
+      sites_(std::move(sites)) {
     // The Unix socket goes into a TCP acceptor: accepting and every stream operation after it
     // are the same calls on any stream socket, so sessions, direct writes from PHP threads and
     // sendfile stay one code path. Only addresses differ; http_session reads the family.
-    unix_socket_ = open_unix_listener(unix_path_, unix_mode);
+    unix_listening_socket socket = open_unix_listener(unix_path, unix_mode);
     boost::system::error_code ec;
-    acceptor_.assign(tcp::v4(), unix_socket_.fd, ec);
+    acceptor_.assign(tcp::v4(), socket.fd, ec);
     if (ec) {
-        ::close(unix_socket_.fd);
-        remove_unix_socket(unix_path_, unix_socket_);
-        throw std::system_error(ec, "cannot listen on unix/" + unix_path_);
+        ::close(socket.fd);
+        remove_unix_socket(socket);
+        throw std::system_error(ec, "cannot listen on unix/" + unix_path);
     }
+    unix_socket_ = std::move(socket);
 }
 
 listener::~listener() {
     // A server that stopped before it served (a worker that could not boot) leaves no file.
-    if (!unix_path_.empty()) {
-        remove_unix_socket(unix_path_, unix_socket_);
+    if (unix_socket_) {
+        remove_unix_socket(*unix_socket_);
     }
 }
 
@@ -81,8 +81,8 @@ tcp::endpoint listener::local_endpoint() const {
 }
 
 std::string listener::describe() const {
-    if (!unix_path_.empty()) {
-        return "unix/" + unix_path_;
+    if (unix_socket_) {
+        return "unix/" + unix_socket_->path;
     }
     const tcp::endpoint endpoint = acceptor_.local_endpoint();
     const std::string address = endpoint.address().to_string();
@@ -100,8 +100,8 @@ void listener::stop() {
         boost::system::error_code ec;
         self->pause_timer_.cancel();
         self->acceptor_.close(ec);
-        if (!self->unix_path_.empty()) {
-            remove_unix_socket(self->unix_path_, self->unix_socket_);
+        if (self->unix_socket_) {
+            remove_unix_socket(*self->unix_socket_);
         }
     });
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ class listener : public std::enable_shared_from_this<listener> {
 
     /// The same on a Unix domain socket at `unix_path` (open_unix_listener() in
     /// unix_socket.hpp), plain HTTP; stop() removes the socket file.
-    listener(io_threads& io, std::string unix_path, int unix_mode, http_context& context,
+    listener(io_threads& io, const std::string& unix_path, int unix_mode, http_context& context,
              std::vector<const site_context*> sites);
 
     ~listener();
@@ -68,8 +69,7 @@ class listener : public std::enable_shared_from_this<listener> {
     /// Outlives every session it starts: the server destroys listeners after the I/O threads.
     const std::vector<const site_context*> sites_;
     const std::shared_ptr<tls_certificate_store> tls_;
-    const std::string unix_path_;  ///< empty for TCP
-    unix_listening_socket unix_socket_;
+    std::optional<unix_listening_socket> unix_socket_;  ///< a Unix socket listener's file
 };
 
 }  // namespace spindle::server

@@ -74,14 +74,14 @@ unix_listening_socket open_unix_listener(const std::string& path, int mode) {
         ::unlink(path.c_str());
         fail(error, path, "listen");
     }
-    return {fd, info.st_dev, info.st_ino};
+    return {path, fd, info.st_dev, info.st_ino};
 }
 
-void remove_unix_socket(const std::string& path, const unix_listening_socket& socket) noexcept {
+void remove_unix_socket(const unix_listening_socket& socket) noexcept {
     struct stat info {};
-    if (::lstat(path.c_str(), &info) == 0 && info.st_dev == socket.device &&
+    if (::lstat(socket.path.c_str(), &info) == 0 && info.st_dev == socket.device &&
         info.st_ino == socket.inode) {
-        ::unlink(path.c_str());
+        ::unlink(socket.path.c_str());
     }
 }
 

@@ -8,6 +8,7 @@ namespace spindle::server {
 
 /// A listening Unix domain socket and the file that names it.
 struct unix_listening_socket {
+    std::string path;
     int fd = -1;       ///< close-on-exec, listening
     dev_t device = 0;  ///< the socket file, so that only this one is ever removed
     ino_t inode = 0;
@@ -20,9 +21,9 @@ struct unix_listening_socket {
 /// thread, at start-up.
 unix_listening_socket open_unix_listener(const std::string& path, int mode);
 
-/// Removes the socket file open_unix_listener() made, if `path` still names that file and not
+/// Removes the socket file open_unix_listener() made, if its path still names that file and not
 /// one a newer server made since, so that a proxy gets "no such file" rather than "connection
 /// refused". Any thread.
-void remove_unix_socket(const std::string& path, const unix_listening_socket& socket) noexcept;
+void remove_unix_socket(const unix_listening_socket& socket) noexcept;
 
 }  // namespace spindle::server
