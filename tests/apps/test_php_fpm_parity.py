@@ -14,12 +14,11 @@ import signal
 import socket
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from spindle_harness import FIXTURES
-from spindle_http import Conn, build_request, chunked
+from spindle_http import Conn, chunked
 
 APP = FIXTURES / "parity"
 
@@ -124,9 +123,11 @@ def wait_for(predicate, what, timeout=10.0):
 @pytest.fixture(scope="module")
 def fpm_port(tmp_path_factory):
     """nginx + php-fpm on 127.0.0.1, serving APP with Debian's php.ini for FPM."""
-    for binary in ("php-fpm8.2", "nginx"):
-        assert shutil.which(binary) or Path(f"/usr/sbin/{binary}").exists(), (
-            f"{binary} is missing: scripts/install-deps.sh apps installs it")
+    # The system's daemons live in /usr/sbin, which a user's PATH may lack.
+    binaries = {name: shutil.which(name, path="/usr/sbin:/usr/bin")
+                for name in ("php-fpm8.2", "nginx")}
+    for name, path in binaries.items():
+        assert path, f"{name} is missing: scripts/install-deps.sh apps installs it"
     tmp = tmp_path_factory.mktemp("fpm")
     sock = tmp / "php-fpm.sock"
     (tmp / "php-fpm.conf").write_text(f"""[global]
@@ -173,13 +174,11 @@ http {{
     }}
 }}
 """)
-    env = ENVIRONMENT
-    fpm = subprocess.Popen([shutil.which("php-fpm8.2") or "/usr/sbin/php-fpm8.2", "-R", "-y",
-                            str(tmp / "php-fpm.conf")], env=env, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-    nginx = subprocess.Popen([shutil.which("nginx") or "/usr/sbin/nginx", "-c",
-                              str(tmp / "nginx.conf"), "-e", str(tmp / "nginx-error.log")],
-                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    fpm = subprocess.Popen([binaries["php-fpm8.2"], "-R", "-y", str(tmp / "php-fpm.conf")],
+                           env=ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    nginx = subprocess.Popen([binaries["nginx"], "-c", str(tmp / "nginx.conf"), "-e",
+                              str(tmp / "nginx-error.log")],
+                             env=ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for(sock.exists, "php-fpm")
 
@@ -204,9 +203,7 @@ http {{
 
 def ask(port, method, target, headers, body):
     with Conn(port) as conn:
-        conn.send(build_request(method, target, headers=headers, body=body,
-                                host=f"127.0.0.1:{port}"))
-        response = conn.read_response(method)
+        response = conn.request(method, target, headers=headers, body=body)
     assert response.status == 200, response
     return response.json()
 

@@ -72,16 +72,22 @@ def test_a_stale_socket_file_is_replaced_and_removed_on_exit(spindle, socket_pat
     assert not os.path.exists(socket_path)
 
 
+def refused_start(binary, path):
+    """The error output of a php-server asked to listen on unix/PATH, which must fail."""
+    started = subprocess.run(
+        [binary, "php-server", "--root", str(FIXTURES / "http"), "--admin", "off", "--listen",
+         f"unix/{path}"],
+        capture_output=True, text=True, timeout=30)
+    assert started.returncode != 0, started.stderr
+    return started.stderr
+
+
 @pytest.mark.classic_only
 def test_a_live_socket_or_another_file_is_refused(spindle, spindle_binary, socket_path):
     srv = spindle("http", "--listen", f"unix/{socket_path}")
     srv.wait_for_log(f"listening on unix/{socket_path}")
-    second = subprocess.run(
-        [spindle_binary, "php-server", "--root", str(FIXTURES / "http"), "--admin", "off",
-         "--listen", f"unix/{socket_path}"],
-        capture_output=True, text=True, timeout=30)
-    assert second.returncode != 0
-    assert "another server accepts connections on it" in second.stderr, second.stderr
+    assert "another server accepts connections on it" in refused_start(spindle_binary,
+                                                                        socket_path)
     # The running server keeps its socket.
     with Conn(None, unix_path=socket_path) as conn:
         assert conn.request("GET", "/static.txt").status == 200
@@ -89,12 +95,7 @@ def test_a_live_socket_or_another_file_is_refused(spindle, spindle_binary, socke
     regular = socket_path + ".txt"
     with open(regular, "w") as f:
         f.write("not a socket")
-    third = subprocess.run(
-        [spindle_binary, "php-server", "--root", str(FIXTURES / "http"), "--admin", "off",
-         "--listen", f"unix/{regular}"],
-        capture_output=True, text=True, timeout=30)
-    assert third.returncode != 0
-    assert "the path exists and is not a socket" in third.stderr, third.stderr
+    assert "the path exists and is not a socket" in refused_start(spindle_binary, regular)
     assert open(regular).read() == "not a socket"
 
 
