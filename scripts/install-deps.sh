@@ -18,9 +18,10 @@ build_packages=(
   libxml2-dev libsqlite3-dev libssl-dev libicu-dev libonig-dev libsodium-dev
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
   libzip-dev libargon2-dev
-  # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression
+  # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression,
+  # libjemalloc-dev for its malloc (SPINDLE_MALLOC in CMakeLists.txt)
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libzstd-dev libbrotli-dev
+  libbenchmark-dev libzstd-dev libbrotli-dev libjemalloc-dev
   # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml;
   # python3-brotli and python3-zstandard decode compressed responses (tests/integration/test_encode.py);
   # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py)

@@ -25,6 +25,7 @@
 #include "sapi/structured_log.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
+#include "server/memory_allocator.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
 #include "worker/worker_runtime.hpp"
@@ -201,8 +202,9 @@ int serve(config::server_config& config) {
         spdlog::get("server")->info("serving {}{}", site.root,
                                     site.hosts.empty() ? "" : " for " + site.hosts.front());
     }
-    spdlog::get("server")->info("{} PHP threads ({} in workers)", config.num_threads,
-                                config.num_threads - classic_threads);
+    spdlog::get("server")->info("{} PHP threads ({} in workers), malloc from {}",
+                                config.num_threads, config.num_threads - classic_threads,
+                                server::malloc_library());
     server.serve();
     // Requests still running now (the grace period is over, or a second signal came) are
     // interrupted; a thread that cannot be reached is left behind rather than waited for.
@@ -239,7 +241,7 @@ int main(int argc, char** argv) {
             case config::command_kind::help: std::cout << command.help_text; return 0;
             case config::command_kind::version:
                 std::cout << "Spindle " SPINDLE_VERSION " (PHP " << sapi::engine::php_version()
-                          << ", ZTS)\n";
+                          << ", ZTS, malloc from " << server::malloc_library() << ")\n";
                 return 0;
             case config::command_kind::adapt:
                 std::cout << config::load_config_file(command.config_file, command.adapter)

@@ -1,6 +1,7 @@
 """The command line: version, help, and refusing bad flags, roots and addresses with a clear
 message and the documented exit codes (2 for usage errors, 1 for start-up failures)."""
 
+import re
 import socket
 import subprocess
 
@@ -19,6 +20,9 @@ def test_version(spindle_binary):
     assert result.returncode == 0, result
     assert "Spindle" in result.stdout
     assert "PHP 8." in result.stdout
+    # The allocator the dynamic linker bound malloc to: jemalloc in a normal build, the
+    # sanitizer's runtime in an ASan one.
+    assert re.search(r"malloc from lib\w+\.so", result.stdout), result.stdout
 
 
 @pytest.mark.parametrize("args", [
