@@ -173,7 +173,7 @@ void http_session::on_handshake(beast::error_code ec, std::size_t used) {
 
 // --- reading -----------------------------------------------------------------------------
 
-void http_session::do_wait_request() {
+void http_session::do_wait_request(bool readable) {
     if (context_.stopping.load(std::memory_order_relaxed)) {
         do_close();
         return;
@@ -182,6 +182,23 @@ void http_session::do_wait_request() {
         // A pipelined request is already here.
         do_read_header();
         return;
+    }
+    if (readable && !stream_.is_tls()) {
+        // The disconnect watch just saw the socket readable: the next request (or the end) is
+        // there to take with one recv(), without arming and cancelling the idle deadline of an
+        // asynchronous read.
+        const auto space = buffer_.prepare(read_buffer_slack);
+        const ssize_t n =
+            ::recv(stream_.socket().native_handle(), space.data(), space.size(), MSG_DONTWAIT);
+        if (n > 0) {
+            buffer_.commit(static_cast<std::size_t>(n));
+            do_read_header();
+            return;
+        }
+        if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+            do_close();  // EOF or reset between requests: nothing to answer
+            return;
+        }
     }
     // Keep-alive idle: wait for the first byte of the next request.
     stream_.expires_after(context_.config.limits.idle_timeout);
@@ -835,7 +852,6 @@ void http_session::on_queue_timeout(beast::error_code ec) {
         context_.metrics.record_rejection(rejection::timeout);
         drop_exchange();
         ++watch_generation_;
-        idle_timer_.cancel();
         respond(503, "every PHP thread stayed busy; retry shortly", keep_alive_,
                 "Retry-After: 1\r\n");
     }
@@ -851,12 +867,20 @@ void http_session::watch_for_disconnect(bool direct) {
                                 [self = shared_from_this(), generation](beast::error_code ec) {
                                     self->on_disconnect_watch(ec, generation);
                                 });
-    if (direct) {
-        idle_timer_.expires_after(context_.config.limits.idle_timeout);
-        idle_timer_.async_wait([self = shared_from_this(), generation](beast::error_code ec) {
-            self->on_direct_idle(ec, generation);
-        });
+    watching_direct_ = direct;
+    if (direct && !idle_timer_armed_) {
+        arm_idle_timer(context_.config.limits.idle_timeout);
     }
+}
+
+void http_session::arm_idle_timer(std::chrono::steady_clock::duration wait) {
+    // Armed once and left running across requests, not armed and cancelled for each one (a
+    // timer-queue insertion and a cancelled handler per request): when it fires it looks at
+    // what the connection is doing then.
+    idle_timer_armed_ = true;
+    idle_timer_.expires_after(wait);
+    idle_timer_.async_wait(
+        [self = shared_from_this()](beast::error_code ec) { self->on_direct_idle(ec); });
 }
 
 void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t generation) {
@@ -866,7 +890,7 @@ void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t gener
     if (exchange_->stop_watching()) {
         // The PHP thread wrote the response itself; this is the next request or the client
         // leaving, which the next read tells.
-        finish_direct_response();
+        finish_direct_response(!ec);
         return;
     }
     char byte;
@@ -882,8 +906,11 @@ void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t gener
     // n > 0: pipelined data; it waits in the socket until this response is done.
 }
 
-void http_session::on_direct_idle(beast::error_code ec, std::uint64_t generation) {
-    if (ec || generation != watch_generation_ || !exchange_) {
+void http_session::on_direct_idle(beast::error_code ec) {
+    idle_timer_armed_ = false;
+    if (ec || closed_ || !exchange_ || !watching_direct_) {
+        // Cancelled at close, or no directly written response is being watched now: the next
+        // watch of one arms the timer again.
         return;
     }
     auto wait = context_.config.limits.idle_timeout;
@@ -899,25 +926,21 @@ void http_session::on_direct_idle(beast::error_code ec, std::uint64_t generation
                std::chrono::milliseconds(1);
     }
     // Still running (or idle for less than the timeout): look again then.
-    idle_timer_.expires_after(wait);
-    idle_timer_.async_wait([self = shared_from_this(), generation](beast::error_code e) {
-        self->on_direct_idle(e, generation);
-    });
+    arm_idle_timer(wait);
 }
 
 void http_session::on_direct_completion(const php_exchange* exchange) {
     if (!closed_ && exchange_.get() == exchange) {
-        finish_direct_response();
+        finish_direct_response(false);
     }
 }
 
-void http_session::finish_direct_response() {
+void http_session::finish_direct_response(bool readable) {
     // The PHP thread already counted the response (metrics, active_responses).
     in_response_ = false;
     exchange_.reset();
     ++watch_generation_;
-    idle_timer_.cancel();
-    do_wait_request();
+    do_wait_request(readable);
 }
 
 void http_session::drop_exchange() {
@@ -1066,7 +1089,6 @@ void http_session::finish_response(bool keep_alive) {
     if (exchange_) {
         exchange_.reset();
         ++watch_generation_;
-        idle_timer_.cancel();
         // Stop the disconnect watch before reading the next request from this socket.
         beast::error_code ignored;
         stream_.socket().cancel(ignored);

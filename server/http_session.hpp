@@ -73,7 +73,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void do_detect_tls();
     void on_detect_tls(boost::beast::error_code ec, bool is_tls);
     void on_handshake(boost::beast::error_code ec, std::size_t used);
-    void do_wait_request();
+    /// Keep-alive: waits for the next request; `readable`: the socket was just seen readable.
+    void do_wait_request(bool readable = false);
     void on_wait_request(boost::beast::error_code ec, std::size_t bytes);
     void do_read_header();
     void on_read_header(boost::beast::error_code ec, std::size_t bytes);
@@ -98,10 +99,14 @@ class http_session : public std::enable_shared_from_this<http_session> {
     /// itself, so also keep the keep-alive idle timeout.
     void watch_for_disconnect(bool direct);
     void on_disconnect_watch(boost::beast::error_code ec, std::uint64_t generation);
-    /// A directly written response ended a while ago: keep-alive idle timeout, or check again.
-    void on_direct_idle(boost::beast::error_code ec, std::uint64_t generation);
-    /// The PHP thread wrote the whole response itself: on to the next request.
-    void finish_direct_response();
+    /// Starts the keep-alive idle deadline of directly written responses, due in `wait`.
+    void arm_idle_timer(std::chrono::steady_clock::duration wait);
+    /// The idle deadline: closes a connection idle since its directly written response for
+    /// the idle timeout, else looks again later.
+    void on_direct_idle(boost::beast::error_code ec);
+    /// The PHP thread wrote the whole response itself: on to the next request; `readable`:
+    /// the socket was just seen readable.
+    void finish_direct_response(bool readable);
     /// Fails the PHP side and lets the exchange go.
     void drop_exchange();
 
@@ -161,6 +166,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
     std::uint64_t watch_generation_ = 0;
     /// Keep-alive idle timeout after a response the PHP thread wrote itself.
     boost::asio::steady_timer idle_timer_;
+    bool idle_timer_armed_ = false;  ///< idle_timer_ has a wait pending
+    bool watching_direct_ = false;   ///< the current watch is of a direct-write exchange
 
     // Static file streaming.
     int file_fd_ = -1;

@@ -59,6 +59,27 @@ def test_idle_keep_alive_connection_closed_after_idle_timeout(spindle):
     assert 0.7 <= elapsed <= 4.0, f"closed after {elapsed:.2f}s, expected about 1s"
 
 
+def test_busy_keep_alive_connection_is_not_closed_by_idle_timeout(spindle):
+    # The idle deadline is measured from each response's end, not from the connection's start:
+    # a connection that keeps making requests, some of them outlasting the timeout, stays
+    # open, and is closed once it is idle for the timeout.
+    srv = spindle("http", "--idle-timeout", "1s")
+    with srv.connect(timeout=10) as conn:
+        start = time.monotonic()
+        while time.monotonic() - start < 3.0:
+            assert conn.request("GET", "/").status == 200
+            time.sleep(0.4)
+        slow = conn.request("GET", "/sleep.php?ms=1500")
+        assert slow.status == 200, slow
+        time.sleep(0.6)
+        assert conn.request("GET", "/").status == 200
+        idle_start = time.monotonic()
+        closed = conn.wait_closed(6)
+        elapsed = time.monotonic() - idle_start
+    assert closed
+    assert 0.7 <= elapsed <= 4.0, f"closed after {elapsed:.2f}s, expected about 1s"
+
+
 def test_stalled_connections_do_not_block_a_normal_request(spindle):
     srv = spindle("http", "--threads", "2")
     stalled = []
