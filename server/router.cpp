@@ -102,14 +102,30 @@ std::string_view reason_for(path_error error) {
     return "malformed path";
 }
 
-std::string ascii_lower(std::string_view text) {
-    std::string lowered(text);
-    for (char& c : lowered) {
-        if (c >= 'A' && c <= 'Z') {
-            c = static_cast<char>(c - 'A' + 'a');
+// Case-insensitive (ASCII) comparisons in place: routing runs on every request, and lowered
+// copies of the path cost an allocation each once it outgrows the string's inline buffer.
+char ascii_lower(char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+               return ascii_lower(x) == ascii_lower(y);
+           });
+}
+
+bool istarts_with(std::string_view text, std::string_view prefix) {
+    return text.size() >= prefix.size() && iequals(text.substr(0, prefix.size()), prefix);
+}
+
+/// The first case-insensitive occurrence of `needle` in `text` at or after `from`, or npos.
+std::size_t ifind(std::string_view text, std::string_view needle, std::size_t from) {
+    for (std::size_t at = from; at + needle.size() <= text.size(); ++at) {
+        if (iequals(text.substr(at, needle.size()), needle)) {
+            return at;
         }
     }
-    return lowered;
+    return std::string_view::npos;
 }
 
 /// True when a segment of a normalised path starts with '.': dotfiles and dot-directories such
@@ -130,18 +146,18 @@ bool has_hidden_segment(std::string_view path) {
 /// first dot that starts with "php" (php, php5, phps, and backups like .php.bak or .php~),
 /// "pht" (pht, phtml) or "phar", or is "inc" (also as the "inc~" of an editor backup).
 bool is_php_source(std::string_view path) {
-    const std::string name = ascii_lower(path.substr(path.rfind('/') + 1));
-    for (std::size_t dot = name.find('.'); dot != std::string::npos;) {
+    const std::string_view name = path.substr(path.rfind('/') + 1);
+    for (std::size_t dot = name.find('.'); dot != std::string_view::npos;) {
         const std::size_t next = name.find('.', dot + 1);
-        std::string_view extension = std::string_view(name).substr(dot + 1, next - dot - 1);
-        if (extension.starts_with("php") || extension.starts_with("pht") ||
-            extension.starts_with("phar")) {
+        std::string_view extension = name.substr(dot + 1, next - dot - 1);
+        if (istarts_with(extension, "php") || istarts_with(extension, "pht") ||
+            istarts_with(extension, "phar")) {
             return true;
         }
         while (extension.ends_with('~')) {
             extension.remove_suffix(1);
         }
-        if (extension == "inc") {
+        if (iequals(extension, "inc")) {
             return true;
         }
         dot = next;
@@ -277,7 +293,10 @@ entry look_up(const router_options& options, const std::string& url_path) {
 }
 
 bool is_file(const router_options& options, const std::string& url_path) {
-    return look_up(options, url_path).kind == entry_kind::file;
+    // A resident worker script is a file (look_up's first answer), and asking needs no path.
+    return std::find(options.resident.begin(), options.resident.end(), url_path) !=
+               options.resident.end() ||
+           look_up(options, url_path).kind == entry_kind::file;
 }
 
 /// Appends text percent-encoding every byte but RFC 3986 unreserved and sub-delims characters
@@ -311,12 +330,10 @@ route php_route(const router_options& options, std::string script_name, std::str
 /// The script prefix of a path: the first prefix ending in a split extension (any case) at a
 /// segment end that is a file, as Caddy's split_path. nullopt when there is none.
 std::optional<std::size_t> split_point(const router_options& options, const std::string& path) {
-    const std::string lowered = ascii_lower(path);
     std::optional<std::size_t> best;
     for (const std::string& extension : options.split) {
-        const std::string lowered_extension = ascii_lower(extension);
-        for (std::size_t at = lowered.find(lowered_extension); at != std::string::npos;
-             at = lowered.find(lowered_extension, at + 1)) {
+        for (std::size_t at = ifind(path, extension, 0); at != std::string_view::npos;
+             at = ifind(path, extension, at + 1)) {
             const std::size_t end = at + extension.size();
             if (best && end >= *best) {
                 break;
