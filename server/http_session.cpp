@@ -21,6 +21,7 @@
 #include <spdlog/spdlog.h>
 
 #include "encode/static_variant.hpp"
+#include "server/access_log.hpp"
 #include "server/body_store.hpp"
 #include "server/header_rules.hpp"
 #include "server/http_date.hpp"
@@ -814,11 +815,11 @@ void http_session::dispatch_php(route& r) {
     }
     // The PHP thread may send a complete response itself (php_exchange), and the next request
     // then wakes this session. Not when one is already buffered here (pipelining): nothing
-    // would. The access log needs this session's view of the request, so with it on, every
-    // byte comes here too.
-    const bool direct = !stream_.is_tls() && !site_->access_log && buffer_.size() == 0;
+    // would. With the access log on, the PHP thread then writes the request's line too.
+    const bool direct = !stream_.is_tls() && buffer_.size() == 0;
     if (direct) {
-        exchange->allow_direct_write(stream_.socket().native_handle(), context_, request_clock_);
+        exchange->allow_direct_write(stream_.socket().native_handle(), context_, request_clock_,
+                                     site_->access_log ? &site_->name : nullptr);
     }
     worker::job job(exchange, &exchange->request);
     switch (context_.pool.submit(queue_group_, std::move(job), &queue_ticket_)) {
@@ -1064,18 +1065,26 @@ void http_session::log_access(std::string_view outcome) {
         return;
     }
     const auto& req = parser_->get();
-    static const std::shared_ptr<spdlog::logger> access = spdlog::get("access");
-    // The PHP slot that ran the request; "-" for what the I/O thread answered itself. The
-    // slot thread wrote it before posting the response that led here.
-    std::string slot = "-";
-    if (exchange_ && exchange_->request.slot != static_cast<std::size_t>(-1)) {
-        slot = std::to_string(exchange_->request.slot);
+    std::string target = target_path_;
+    if (!target_query_.empty()) {
+        target.append("?").append(target_query_);
     }
-    access->info("{} \"{} {}{}{} HTTP/1.{}\" {} {} {:.3f}ms {} req={} slot={}{}{}", remote_addr_,
-                 std::string_view(req.method_string()), target_path_,
-                 target_query_.empty() ? "" : "?", target_query_, req.version() % 10,
-                 response_status_, response_bytes_, (now_seconds() - request_start_) * 1000,
-                 site_->name, request_id_, slot, outcome.empty() ? "" : " ", outcome);
+    access_entry entry;
+    entry.remote_addr = remote_addr_;
+    entry.method = std::string_view(req.method_string());
+    entry.target = target;
+    entry.http_version = static_cast<int>(req.version());
+    entry.status = response_status_;
+    entry.bytes = response_bytes_;
+    entry.duration_ms = (now_seconds() - request_start_) * 1000;
+    entry.site = site_->name;
+    entry.request_id = request_id_;
+    // The slot thread wrote its index before posting the response that led here.
+    if (exchange_) {
+        entry.slot = exchange_->request.slot;
+    }
+    entry.outcome = outcome;
+    server::log_access(entry);
 }
 
 void http_session::finish_response(bool keep_alive) {

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "server/access_log.hpp"
 #include "server/field_lists.hpp"
 #include "server/header_rules.hpp"
 #include "server/http_context.hpp"
@@ -19,6 +20,12 @@
 
 namespace spindle::server {
 namespace {
+
+/// Milliseconds from `start` (seconds since the epoch, as request::start_time) to now.
+double milliseconds_since(double start) {
+    using namespace std::chrono;
+    return (duration<double>(system_clock::now().time_since_epoch()).count() - start) * 1000;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
@@ -216,6 +223,11 @@ bool php_exchange::write_directly(std::string& bytes) {
         now = std::chrono::steady_clock::now();
         completed_directly_ = now;
         notify = session_needs_notice_;
+        // Under the lock: the session reads the client's next request only after
+        // stop_watching() has taken it, so this line comes before that request's.
+        if (access_log_site_ != nullptr) {
+            log_direct_access(bytes.size());
+        }
     }
     // What the session's finish_response() would count; the session skips it for this one.
     context_->metrics.record_response(status_, now - request_clock_);
@@ -226,6 +238,21 @@ bool php_exchange::write_directly(std::string& bytes) {
         });
     }
     return true;
+}
+
+void php_exchange::log_direct_access(std::uint64_t bytes) const {
+    access_entry entry;
+    entry.remote_addr = request.remote_addr;
+    entry.method = request.method;
+    entry.target = request.uri;
+    entry.http_version = request.http_version;
+    entry.status = status_;
+    entry.bytes = bytes;
+    entry.duration_ms = milliseconds_since(request.start_time);
+    entry.site = *access_log_site_;
+    entry.request_id = request.id;
+    entry.slot = request.slot;
+    log_access(entry);
 }
 
 bool php_exchange::is_aborted() const noexcept {
@@ -437,11 +464,13 @@ bool php_exchange::post(std::string bytes, bool last, int status) {
     return true;
 }
 
-void php_exchange::allow_direct_write(
-    int fd, http_context& context, std::chrono::steady_clock::time_point request_clock) noexcept {
+void php_exchange::allow_direct_write(int fd, http_context& context,
+                                      std::chrono::steady_clock::time_point request_clock,
+                                      const std::string* access_log_site) noexcept {
     direct_fd_ = fd;
     context_ = &context;
     request_clock_ = request_clock;
+    access_log_site_ = access_log_site;
 }
 
 bool php_exchange::stop_watching() noexcept {

@@ -70,9 +70,11 @@ class php_exchange final : public sapi::output_sink {
     bool is_aborted() const noexcept override;
 
     /// Lets the PHP thread send a complete response itself on the plain TCP socket `fd`, then
-    /// count it in `context` as the session would (I/O thread, before dispatch).
+    /// count it in `context` as the session would and, when `access_log_site` is not null,
+    /// write its access-log line under that site's name (I/O thread, before dispatch).
     void allow_direct_write(int fd, http_context& context,
-                            std::chrono::steady_clock::time_point request_clock) noexcept;
+                            std::chrono::steady_clock::time_point request_clock,
+                            const std::string* access_log_site) noexcept;
     /// The socket became readable or the idle check ran: true if the PHP thread has already
     /// written the whole response itself; else it will post a notice when it does (I/O
     /// thread).
@@ -109,6 +111,8 @@ class php_exchange final : public sapi::output_sink {
     /// Tries to send the complete response in `bytes` on the socket now; true if it all went.
     /// On a partial send, `bytes` keeps what is left for the I/O thread.
     bool write_directly(std::string& bytes);
+    /// The access-log line of a response of `bytes` bytes this thread wrote itself.
+    void log_direct_access(std::uint64_t bytes) const;
 
     std::shared_ptr<http_session> session_;
     const bool is_head_;
@@ -137,6 +141,7 @@ class php_exchange final : public sapi::output_sink {
     int direct_fd_ = -1;  ///< -1: every byte goes through the I/O thread
     http_context* context_ = nullptr;
     std::chrono::steady_clock::time_point request_clock_;
+    const std::string* access_log_site_ = nullptr;  ///< the site's name when it logs access
 
     // Shared between the PHP thread and the I/O thread.
     mutable std::mutex mutex_;

@@ -440,6 +440,31 @@ def test_php_server_access_log_flag(spindle):
     assert [r for r in quiet.records() if r.logger == "access"] == []
 
 
+def test_access_log_has_one_line_per_php_response(spindle):
+    # A complete PHP response leaves from the PHP thread itself, which then writes the line;
+    # a streamed one goes through the I/O thread, which writes it. Each request on a
+    # keep-alive connection gets exactly one line, with the bytes the client received.
+    srv = spindle("http", "--access-log")
+    with srv.connect() as conn:
+        bodies = [conn.request("GET", f"/?n={n}").body for n in range(5)]
+        streamed = conn.request("GET", "/stream_flush.php?ms=10")
+        assert streamed.status == 200
+        assert conn.request("GET", "/?n=last").status == 200
+    srv.wait_for_log(r'"GET /\?n=last HTTP/1\.1" 200 ')
+    lines = [r.text for r in srv.records() if r.logger == "access"]
+    for n, body in enumerate(bodies):
+        mine = [line for line in lines if f'"GET /?n={n} HTTP/1.1"' in line]
+        assert len(mine) == 1, lines
+        found = re.fullmatch(r'127\.0\.0\.1 "GET /\?n=\d HTTP/1\.1" 200 (\d+) [\d.]+ms \S+ '
+                             r'req=\d+ slot=\d+', mine[0])
+        assert found, mine[0]
+        # The status line and fields, then the body.
+        assert len(body) + 40 < int(found.group(1)) < len(body) + 1024, mine[0]
+    assert len([line for line in lines if "/stream_flush.php" in line]) == 1, lines
+    # The harness's own warm-up request aside.
+    assert len([line for line in lines if '"GET / HTTP/1.1"' not in line]) == 7, lines
+
+
 def test_access_log_is_per_site(spindle_run, tmp_path):
     write(tmp_path / "www/index.php", "<?php http_response_code(201); echo 'made';")
     write(tmp_path / "www/a.txt", "abc")
