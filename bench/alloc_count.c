@@ -7,10 +7,8 @@
 // malloc.
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
