@@ -47,6 +47,13 @@ configure_flags=(
   --enable-gd --with-jpeg --with-freetype --with-webp --enable-calendar
   --enable-bcmath --enable-exif --with-curl --with-zip --enable-posix
   --with-password-argon2 --enable-phar
+  # What FrankenPHP's static build ships from PHP's own tree, where Debian has the libraries
+  # (docs/extensions.md lists them all). pcntl: full in `spindle php-cli`; in the threaded
+  # server sapi/pcntl_guard.cpp refuses the functions that would act on the whole process.
+  --with-pgsql --with-pdo-pgsql --with-bz2 --with-gmp --with-gettext --enable-soap
+  --enable-sockets --with-xsl --with-ldap --with-tidy --enable-ftp --enable-shmop
+  --enable-sysvmsg --enable-sysvsem --enable-sysvshm --enable-dba --with-libedit
+  --enable-pcntl
 )
 # libphp.so is position-independent code, and by default every call from one of PHP's
 # exported functions to another (_emalloc, zend_hash_find, zval_ptr_dtor: 62,000 call sites)
@@ -60,42 +67,64 @@ interposable_function=zend_max_execution_timer_init
 php_cflags="-g -O2 -fno-semantic-interposition"
 # Bump when the build recipe (patches, steps) changes in a way flags don't show.
 recipe_version=4
-pgo=${PHP_PGO:-1}
+pgo=${PHP_PGO:-0}
 training_dir=$(cd "$(dirname "$0")/pgo" && pwd)
 
+# Writes one deb-src entry per suite (SUITE=URI ...), the way the machine lists its Debian
+# sources: apt refuses the same suite with two different Signed-By values, so a deb822 file
+# gets the keyring the others use and a one-line list gets none.
+add_source_entries() {
+  local keyring
+  keyring=$(awk 'BEGIN { RS = "" }
+    /URIs:[^\n]*debian\.org\/debian([ \n]|$)/ && /Suites:[^\n]*bookworm/ {
+      if (match($0, /Signed-By:[ \t]*[^\n]+/)) {
+        v = substr($0, RSTART, RLENGTH); sub(/Signed-By:[ \t]*/, "", v); print v; exit
+      }
+    }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  rm -f /etc/apt/sources.list.d/spindle-php-src.sources /etc/apt/sources.list.d/spindle-php-src.list
+  local entry suite uri
+  for entry in "$@"; do
+    suite=${entry%%=*} uri=${entry#*=}
+    if [[ -n "$keyring" ]]; then
+      printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: %s\n\n' \
+        "$uri" "$suite" "$keyring" >>/etc/apt/sources.list.d/spindle-php-src.sources
+    else
+      echo "deb-src $uri $suite main" >>/etc/apt/sources.list.d/spindle-php-src.list
+    fi
+  done
+}
+
+# The newest php8.2 source the mirror serves: the security suite's when it downloads (Debian's
+# security mirror often lists sources it does not serve: 404), else the main suite's.
 fetch_debian_source() {
   local dir="$cache_root/src/debian"
   mkdir -p "$dir"
   local existing
-  existing=$(ls "$dir"/php8.2_*.orig.tar.xz 2>/dev/null | head -n1 || true)
+  existing=$(ls "$dir"/php8.2_*.orig.tar.xz 2>/dev/null | sort -V | tail -n1 || true)
   if [[ -n "$existing" ]]; then
     echo "$existing"
     return
   fi
-  if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ &&
-     ! grep -rqs '^deb-src .* bookworm main' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    log "adding a deb-src entry for Debian bookworm main"
-    # Mirror how the machine lists its Debian sources: apt refuses the same suite with two
-    # different Signed-By values, so a deb822 file gets the keyring the others use and a
-    # one-line list gets none.
-    local keyring
-    keyring=$(awk 'BEGIN { RS = "" }
-      /URIs:[^\n]*debian\.org\/debian([ \n]|$)/ && /Suites:[^\n]*bookworm/ {
-        if (match($0, /Signed-By:[ \t]*[^\n]+/)) {
-          v = substr($0, RSTART, RLENGTH); sub(/Signed-By:[ \t]*/, "", v); print v; exit
-        }
-      }' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
-    if [[ -n "$keyring" ]]; then
-      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: main\nSigned-By: %s\n' \
-        "$keyring" >/etc/apt/sources.list.d/spindle-php-src.sources
-    else
-      echo 'deb-src http://deb.debian.org/debian bookworm main' >/etc/apt/sources.list.d/spindle-php-src.list
-    fi
+  if [[ ! -e /etc/apt/sources.list.d/spindle-php-src.sources &&
+        ! -e /etc/apt/sources.list.d/spindle-php-src.list ]]; then
+    log "adding deb-src entries for Debian bookworm-security and bookworm main"
+    add_source_entries bookworm-security=http://deb.debian.org/debian-security \
+      bookworm=http://deb.debian.org/debian bookworm-updates=http://deb.debian.org/debian
     apt-get update -q >&2
   fi
-  log "downloading the php8.2 source package"
-  (cd "$dir" && apt-get source --download-only php8.2 >&2)
-  ls "$dir"/php8.2_*.orig.tar.xz | head -n1
+  local version
+  # Newest first: apt-cache lists every version of every suite it knows.
+  for version in $(apt-cache showsrc php8.2 | awk '/^Version:/ { print $2 }' | sort -rV | uniq); do
+    log "downloading the php8.2 source package $version"
+    if (cd "$dir" && apt-get source --download-only "php8.2=$version" >&2); then
+      ls "$dir"/php8.2_*.orig.tar.xz | sort -V | tail -n1
+      return
+    fi
+    log "php8.2 $version is listed but does not download; trying the next version"
+    rm -f "$dir"/php8.2_"${version%%-*}"*
+  done
+  log "no php8.2 source package downloads from the configured mirrors"
+  exit 1
 }
 
 tarball=${PHP_TARBALL:-}

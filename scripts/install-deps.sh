@@ -18,6 +18,7 @@ build_packages=(
   libxml2-dev libsqlite3-dev libssl-dev libicu-dev libonig-dev libsodium-dev
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
   libzip-dev libargon2-dev
+  libpq-dev libbz2-dev libgmp-dev libxslt1-dev libldap2-dev libtidy-dev libedit-dev
   # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression,
   # libjemalloc-dev for its malloc (SPINDLE_MALLOC in CMakeLists.txt)
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
