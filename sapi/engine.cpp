@@ -18,6 +18,7 @@
 #include "sapi/execution_watchdog.hpp"
 #include "sapi/ini_settings.hpp"
 #include "sapi/log_sink.hpp"
+#include "sapi/pcntl_guard.hpp"
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
 #include "sapi/sapi_module.hpp"
@@ -395,6 +396,7 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     thread_slot->tsrm_ls = ZEND_TSRMLS_CACHE;
     // Each thread got its own copy of the internal function table in ts_resource().
     install_env_functions();
+    refuse_process_wide_pcntl();
     thread_slot->thread = pthread_self();
     // Each thread has its own copy of the INI entries (zend_copy_ini_directives).
     zend_ini_entry* entry = timeout_entry();

@@ -4,6 +4,7 @@
 #include "sapi/env_functions.hpp"
 
 #include "sapi/env_snapshot.hpp"
+#include "sapi/internal_functions.hpp"
 #include "sapi/php.hpp"
 #include "sapi/server_variables.hpp"
 #include "sapi/slot_context.hpp"
@@ -130,19 +131,11 @@ ZEND_FUNCTION(spindle_getenv) {
     RETURN_FALSE;
 }
 
-void replace_handler(const char* function, zif_handler handler) {
-    auto* entry = static_cast<zend_function*>(
-        zend_hash_str_find_ptr(CG(function_table), function, strlen(function)));
-    if (entry != nullptr && entry->type == ZEND_INTERNAL_FUNCTION) {
-        entry->internal_function.handler = handler;
-    }
-}
-
 }  // namespace
 
 void install_env_functions() {
-    replace_handler("putenv", zif_spindle_putenv);
-    replace_handler("getenv", zif_spindle_getenv);
+    replace_internal_handler("putenv", zif_spindle_putenv);
+    replace_internal_handler("getenv", zif_spindle_getenv);
 }
 
 }  // namespace spindle::sapi

@@ -3,13 +3,15 @@
 #
 #   scripts/build-php.sh            # Debian's php8.2 source package
 #   PHP_TARBALL=/path/php-8.4.x.tar.xz scripts/build-php.sh
-#   PHP_PGO=0 scripts/build-php.sh  # one compile, no profile-guided optimisation
+#   PHP_PGO=1 scripts/build-php.sh  # profile-guided: two compiles and a training run
 #
-# By default the build is profile-guided: PHP is compiled with instrumentation, runs the
-# training application in scripts/pgo (requests through the embed SAPI, OPcache on), and is
-# compiled again with the profile it wrote. That lays PHP's code out and predicts its
-# branches the way requests run it: 8 % more classic requests per second on the bootstrap
-# benchmark, which the training does not run (bench/RESULTS.md).
+# By default PHP is compiled once. With PHP_PGO=1 (the Docker image and bench/run.sh) the
+# build is profile-guided: PHP is compiled with instrumentation, runs the training application
+# in scripts/pgo (requests through the embed SAPI, OPcache on), and is compiled again with the
+# profile it wrote. That lays PHP's code out and predicts its branches the way requests run
+# it: 8 % more classic requests per second on the bootstrap benchmark, which the training does
+# not run (bench/RESULTS.md), for twice the compile time (38.5 minutes of set-up on 2 cores
+# instead of about 20), too much for a first start.
 #
 # The result is installed under $SPINDLE_CACHE (default /var/cache/spindle),
 # outside the checkout, in a folder keyed by PHP version and configure flags;
@@ -66,7 +68,7 @@ configure_flags=(
 interposable_function=zend_max_execution_timer_init
 php_cflags="-g -O2 -fno-semantic-interposition"
 # Bump when the build recipe (patches, steps) changes in a way flags don't show.
-recipe_version=4
+recipe_version=5
 pgo=${PHP_PGO:-0}
 training_dir=$(cd "$(dirname "$0")/pgo" && pwd)
 
@@ -183,7 +185,10 @@ configure_env=(CFLAGS="$php_cflags")
 if [[ $pgo == 1 ]]; then
   configure_env+=(ax_cv_have_func_attribute_ifunc=no)
 fi
+# php.ini and the scan directory live in the prefix, so the extensions scripts/php-ext.sh
+# builds against this PHP are enabled for it alone (etc/conf.d/NAME.ini), never for another.
 if ! env "${configure_env[@]}" ./configure --prefix="$prefix" "${configure_flags[@]}" \
+  --with-config-file-path="$prefix/etc" --with-config-file-scan-dir="$prefix/etc/conf.d" \
   >"$work/configure.log" 2>&1; then
   tail -n 30 "$work/configure.log" >&2
   log "configure failed"

@@ -371,7 +371,9 @@ def runtime_installs(runtime):
     packages = []
     for _, text in runtime.runs():
         for m in re.finditer(r"apt-get\s+install\s+(.*?)(?:&&|;|\|\||$)", text):
-            packages += [w for w in m.group(1).split() if not w.startswith("-")]
+            # A $(cat FILE) list is the builder's (check_extension_packages), not a package.
+            packages += [w for w in m.group(1).split()
+                         if not w.startswith(("-", "$(")) and not w.endswith(")")]
     return packages
 
 
@@ -414,6 +416,43 @@ def resolved(path):
     return found
 
 
+EXTENSION_PACKAGES = "/out-packages/extensions"
+
+
+def check_extension_packages(dockerfile, prefix, modules):
+    """The builder writes the packages of the PECL extensions' libraries with
+    `php-ext.sh --runtime-packages`, the runtime stage installs that list, and the list that
+    command makes here covers every library the extensions built here need."""
+    builder_runs = " ".join(t for _, t in dockerfile["builder"].runs())
+    if not re.search(r"scripts/php-ext\.sh --runtime-packages\s*>\s*" + re.escape(EXTENSION_PACKAGES),
+                     builder_runs):
+        fail(f"{DOCKERFILE}: the builder must write {EXTENSION_PACKAGES} with "
+             "`scripts/php-ext.sh --runtime-packages` (the PECL extensions' runtime packages)")
+    runtime_runs = " ".join(t for _, t in dockerfile["runtime"].runs())
+    if not re.search(r"apt-get\s+install\s[^&;]*\$\(cat /tmp/spindle-packages/extensions\)",
+                     runtime_runs):
+        fail(f"{DOCKERFILE}: the runtime stage must install $(cat /tmp/spindle-packages/extensions)")
+    if not modules:
+        return
+    r = subprocess.run(["scripts/php-ext.sh", "--runtime-packages"], capture_output=True, text=True,
+                       env={**os.environ, "PHP_PREFIX": prefix})
+    if r.returncode != 0:
+        fail(f"scripts/php-ext.sh --runtime-packages failed: {r.stderr.strip()}")
+        return
+    listed = set(r.stdout.split())
+    uses = []
+    for module in modules:
+        paths = resolved(module)
+        uses += [(module, lib, paths.get(lib)) for lib in needed(module)]
+    package_of = owners({path for _, _, path in uses if path})
+    for module, lib, path in uses:
+        package = package_of.get(path)
+        if package and package not in listed | BASE_PACKAGES:
+            fail(f"scripts/php-ext.sh --runtime-packages leaves out {package}, which provides "
+                 f"{lib} ({os.path.basename(module)})")
+    note(f"PECL extensions: {len(modules)} built here, their runtime packages: {', '.join(sorted(listed))}")
+
+
 def check_libraries(dockerfile, binary):
     by_lib = resolved(binary)
     libphp = by_lib.get("libphp.so")
@@ -423,7 +462,14 @@ def check_libraries(dockerfile, binary):
     prefix = os.path.dirname(os.path.dirname(libphp))
     ext_dir = subprocess.run([os.path.join(prefix, "bin/php-config"), "--extension-dir"],
                              capture_output=True, text=True, check=True).stdout.strip()
-    objects = [binary, libphp] + sorted(glob.glob(os.path.join(ext_dir, "*.so")))
+    # Extensions scripts/php-ext.sh built (PHP_EXTENSIONS in the image; the suite's own here)
+    # get their packages from the list the builder writes, checked below; the rest are PHP's.
+    pecl = {os.path.basename(r)[:-len(".key")]
+            for r in glob.glob(os.path.join(prefix, "etc/php-ext/*.key"))}
+    modules = sorted(glob.glob(os.path.join(ext_dir, "*.so")))
+    objects = [binary, libphp] + [m for m in modules if os.path.basename(m)[:-3] not in pecl]
+    check_extension_packages(dockerfile, prefix, [m for m in modules
+                                                  if os.path.basename(m)[:-3] in pecl])
     listed = set(runtime_installs(dockerfile["runtime"]))
     wanted, uses = {}, []
     for obj in objects:

@@ -19,6 +19,8 @@ build_packages=(
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
   libzip-dev libargon2-dev
   libpq-dev libbz2-dev libgmp-dev libxslt1-dev libldap2-dev libtidy-dev libedit-dev
+  # PECL extensions built by scripts/php-ext.sh (the ones scripts/test.sh builds, and amqp)
+  libmagickwand-dev libmemcached-dev libyaml-dev librabbitmq-dev
   # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression,
   # libjemalloc-dev for its malloc (SPINDLE_MALLOC in CMakeLists.txt)
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
@@ -29,6 +31,8 @@ build_packages=(
   python3 python3-pytest python3-yaml python3-brotli python3-zstandard curl wrk procps haproxy
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
+  # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
+  postgresql redis-server memcached slowhttptest
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )

@@ -111,8 +111,8 @@ def executor_fixtures(root):
     return found
 
 
-def mode_arguments(mode, root):
-    """Flags that run the app at `root` in `mode`."""
+def mode_arguments(mode, root, worker_threads=1):
+    """Flags that run the app at `root` in `mode`, each worker on `worker_threads` threads."""
     if mode == "classic":
         return []
     if mode == "worker":
@@ -121,9 +121,9 @@ def mode_arguments(mode, root):
             raise ValueError(f"{root} has no executor-style fixture to run as a worker")
         args = []
         for path in workers:
-            args += ["--worker", f"{path},1"]
-        # One thread per worker plus the usual pool for the app's classic scripts.
-        return args + ["--threads", str(len(workers) + int(DEFAULT_THREADS))]
+            args += ["--worker", f"{path},{worker_threads}"]
+        # The workers' threads plus the usual pool for the app's classic scripts.
+        return args + ["--threads", str(len(workers) * worker_threads + int(DEFAULT_THREADS))]
     raise ValueError(f"mode {mode!r} is not supported: teach mode_arguments() its flags")
 
 
@@ -154,7 +154,7 @@ def parse_log(text):
 class SpindleServer:
     """One running spindle php-server process."""
 
-    def __init__(self, binary, root, args, env, mode, command=None, wrapper=()):
+    def __init__(self, binary, root, args, env, mode, command=None, wrapper=(), worker_threads=1):
         self.binary = binary
         self.root = Path(root)
         self.args = list(args)
@@ -181,7 +181,7 @@ class SpindleServer:
             # (e.g. prlimit) runs it, exec'ing it so the pid stays the server's.
             self.command = [*wrapper, binary, *command]
         else:
-            mode_args = mode_arguments(mode, self.root)
+            mode_args = mode_arguments(mode, self.root, worker_threads)
             self.command = [
                 binary,
                 "php-server",
@@ -435,12 +435,14 @@ def app_root(app):
 
 @pytest.fixture
 def spindle(request, spindle_binary, mode):
-    """Factory: spindle(app_or_root, *flags, env=None, warmup="/") starts a server and returns
-    a ready SpindleServer. Every server is checked and stopped at the end of the test."""
+    """Factory: spindle(app_or_root, *flags, env=None, warmup="/", worker_threads=1) starts a
+    server and returns a ready SpindleServer. Every server is checked and stopped at the end of
+    the test."""
     servers = []
 
-    def start(app, *args, env=None, warmup="/"):
-        server = SpindleServer(spindle_binary, app_root(app), args, env, mode)
+    def start(app, *args, env=None, warmup="/", worker_threads=1):
+        server = SpindleServer(spindle_binary, app_root(app), args, env, mode,
+                               worker_threads=worker_threads)
         servers.append(server)
         server.wait_ready()
         if warmup is not None:
