@@ -411,7 +411,9 @@ class adapter {
                     timeouts[kind] = one_arg(d);
                     mark("/http/timeouts/" + kind, kind_at);
                 }
-            } else if (option == "max_header_size" || option == "max_body_size") {
+            } else if (option == "max_header_size" || option == "max_body_size" ||
+                       option == "response_memory_size" || option == "response_memory_total" ||
+                       option == "max_response_file_size" || option == "min_write_rate") {
                 http[option] = one_arg(d);
                 mark("/http/" + option, at);
             } else if (option == "max_connections" || option == "io_threads") {

@@ -272,11 +272,31 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.limits.read_body_timeout = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.limits.read_body_timeout); }},
-    {"write-timeout", '\0', "DURATION", "limit for each write of the response",
+    {"write-timeout", '\0', "DURATION", "longest a response write may make no progress",
      [](php_server_args& args, std::string_view value) {
          args.config.limits.write_timeout = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.limits.write_timeout); }},
+    {"min-write-rate", '\0', "SIZE", "bytes/s a slow client must take (0: off)",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.min_write_rate = parse_size(value);
+     },
+     [](const server_config& config) { return format_size(config.limits.min_write_rate); }},
+    {"response-memory-size", '\0', "SIZE", "response bytes in memory per connection",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.response_memory_size = parse_size(value);
+     },
+     [](const server_config& config) { return format_size(config.limits.response_memory_size); }},
+    {"response-memory-total", '\0', "SIZE", "response bytes kept in memory in all",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.response_memory_total = parse_size(value);
+     },
+     [](const server_config& config) { return format_size(config.limits.response_memory_total); }},
+    {"max-response-file-size", '\0', "SIZE", "response bytes on disk per response",
+     [](php_server_args& args, std::string_view value) {
+         args.config.limits.max_response_file_size = parse_size(value);
+     },
+     [](const server_config& config) { return format_size(config.limits.max_response_file_size); }},
     {"idle-timeout", '\0', "DURATION", "how long an idle keep-alive connection is kept",
      [](php_server_args& args, std::string_view value) {
          args.config.limits.idle_timeout = parse_duration(value);

@@ -600,7 +600,8 @@ class document_reader {
     void http(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer,
                {"io_threads", "max_connections", "max_header_size", "max_body_size",
-                "body_memory_size", "timeouts"});
+                "body_memory_size", "response_memory_size", "response_memory_total",
+                "max_response_file_size", "min_write_rate", "timeouts"});
         http_limits& limits = config.limits;
         if (value.contains("io_threads")) {
             config.io_threads = integer(value["io_threads"], child(pointer, "io_threads"), 1, 1024);
@@ -622,6 +623,16 @@ class document_reader {
         if (value.contains("body_memory_size")) {
             limits.body_memory_size =
                 size(value["body_memory_size"], child(pointer, "body_memory_size"));
+        }
+        const std::pair<const char*, std::size_t*> response_sizes[] = {
+            {"response_memory_size", &limits.response_memory_size},
+            {"response_memory_total", &limits.response_memory_total},
+            {"max_response_file_size", &limits.max_response_file_size},
+            {"min_write_rate", &limits.min_write_rate}};
+        for (const auto& [key, target] : response_sizes) {
+            if (value.contains(key)) {
+                *target = size(value[key], child(pointer, key));
+            }
         }
         if (value.contains("timeouts")) {
             const std::string at = child(pointer, "timeouts");

@@ -30,10 +30,23 @@ struct http_limits {
     std::size_t body_memory_size = 64 * 1024;      ///< body bytes kept in memory before spilling
     std::chrono::milliseconds read_header_timeout{10'000};  ///< first byte to end of headers
     std::chrono::milliseconds read_body_timeout{60'000};    ///< whole request body
-    std::chrono::milliseconds write_timeout{60'000};        ///< each write of the response
+    /// A response write that makes no progress for this long closes the connection; also the
+    /// window over which min_write_rate is measured.
+    std::chrono::milliseconds write_timeout{60'000};
     std::chrono::milliseconds idle_timeout{60'000};  ///< keep-alive wait for the next request
     std::size_t max_connections =
         10'000;  ///< accepted connections at once; more wait in the backlog
+    /// PHP response bytes one connection holds in memory before the rest goes to a temporary
+    /// file, so that a slow client never holds a PHP thread (nginx's fastcgi_buffers).
+    std::size_t response_memory_size = 256 * 1024;
+    /// Response bytes held in memory by all connections together; past it responses spill.
+    std::size_t response_memory_total = 64 * 1024 * 1024;
+    /// Bytes of one response waiting on disk at most (nginx's fastcgi_max_temp_file_size);
+    /// past it, or at 0, the PHP thread waits for the client.
+    std::size_t max_response_file_size = std::size_t{1} << 30;
+    /// Bytes per second a client must take while a response waits for it, over each
+    /// write_timeout window; a slower one is closed. 0: no minimum.
+    std::size_t min_write_rate = 1024;
 };
 
 /// A worker group: a script that boots once per thread and then serves request after request

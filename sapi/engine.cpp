@@ -459,6 +459,12 @@ void engine::run_script(request& req) noexcept {
 
     bool failed = false;
     if (php_request_startup() == SUCCESS) {
+        // A client that left while the request waited for a thread: the script starts with
+        // connection_status() 1, as under php-fpm; it ends at its first output unless it
+        // ignores user aborts.
+        if (req.sink->is_aborted()) {
+            PG(connection_status) = PHP_CONNECTION_ABORTED;
+        }
         spindle_enter_script_directory(req.script_filename.c_str());
         failed = !execute_file(req.script_filename);
         ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};

@@ -111,7 +111,10 @@ bool start_request(slot_context& ctx) noexcept {
     zend_try {
         php_output_activate();
         PG(header_is_being_sent) = 0;
-        PG(connection_status) = PHP_CONNECTION_NORMAL;
+        // A client that left while the request waited for a thread: aborted from the start,
+        // as under FrankenPHP and php-fpm (connection_status() is 1).
+        PG(connection_status) =
+            ctx.req->sink->is_aborted() ? PHP_CONNECTION_ABORTED : PHP_CONNECTION_NORMAL;
         // A worker must survive its clients leaving mid-response.
         PG(ignore_user_abort) = 1;
         sapi_activate();

@@ -161,6 +161,9 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
              "TLS handshakes on HTTPS addresses, completed or failed (failures are not logged)");
     w.sample("spindle_tls_handshakes_total", {{"result", "completed"}}, http.tls_handshakes[0]);
     w.sample("spindle_tls_handshakes_total", {{"result", "failed"}}, http.tls_handshakes[1]);
+    w.family("spindle_slow_clients_closed_total", metric_type::counter,
+             "Connections closed for taking a response slower than min_write_rate");
+    w.sample("spindle_slow_clients_closed_total", {}, http.slow_clients);
 
     // The process, as every Prometheus client library exports it.
     if (process.cpu_seconds) {

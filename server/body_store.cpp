@@ -1,37 +1,15 @@
 #include "server/body_store.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "server/spill_file.hpp"
+
 namespace spindle::server {
-namespace {
-
-// An unnamed file that vanishes with its descriptor, so a crash leaves nothing behind.
-int open_spill_file() {
-    const char* dir = std::getenv("TMPDIR");
-    if (dir == nullptr || *dir == '\0') {
-        dir = "/tmp";
-    }
-    int fd = ::open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-        return fd;
-    }
-    // Filesystems without O_TMPFILE: create, then unlink at once.
-    std::string path = std::string(dir) + "/spindle-body-XXXXXX";
-    fd = ::mkostemp(path.data(), O_CLOEXEC);
-    if (fd >= 0) {
-        ::unlink(path.c_str());
-    }
-    return fd;
-}
-
-}  // namespace
 
 body_store::~body_store() {
     if (spill_fd_ >= 0) {

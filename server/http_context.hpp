@@ -11,6 +11,7 @@
 #include "encode/compressed_cache.hpp"
 #include "encode/encode_policy.hpp"
 #include "server/http_metrics.hpp"
+#include "server/memory_budget.hpp"
 #include "server/router.hpp"
 
 namespace spindle::worker {
@@ -58,7 +59,13 @@ struct http_context {
     std::atomic<std::size_t> connections{0};       ///< open connections
     std::atomic<std::size_t> active_responses{0};  ///< requests being answered now
     std::atomic<bool> stopping{false};             ///< graceful shutdown: no more keep-alive
-    http_metrics metrics{};                        ///< responses, durations, 503 rejections
+    /// The grace period is over and the I/O threads stop: a PHP thread must no longer wait for
+    /// a client, its response is abandoned (set by the control thread, read by PHP threads).
+    std::atomic<bool> responses_abandoned{false};
+    /// Bytes of PHP responses held in memory for every connection together
+    /// (limits.response_memory_total); past it, responses spill to temporary files.
+    memory_budget response_memory{config.limits.response_memory_total};
+    http_metrics metrics{};  ///< responses, durations, 503 rejections
     /// Bytes of compressed static files kept: a few thousand typical CSS/JS/HTML files.
     static constexpr std::size_t compressed_files_capacity = 64 * 1024 * 1024;
     /// Compressed static files of every site (`encode`), shared by the I/O threads.

@@ -28,6 +28,10 @@ void http_metrics::record_tls_handshake(bool completed) noexcept {
     local().tls_handshakes[completed ? 0 : 1].fetch_add(1, std::memory_order_relaxed);
 }
 
+void http_metrics::record_slow_client() noexcept {
+    local().slow_clients.fetch_add(1, std::memory_order_relaxed);
+}
+
 http_metrics::snapshot http_metrics::read() const noexcept {
     snapshot out;
     for (const shard& s : shards_) {
@@ -40,6 +44,7 @@ http_metrics::snapshot http_metrics::read() const noexcept {
         for (std::size_t i = 0; i < out.tls_handshakes.size(); ++i) {
             out.tls_handshakes[i] += s.tls_handshakes[i].load(std::memory_order_relaxed);
         }
+        out.slow_clients += s.slow_clients.load(std::memory_order_relaxed);
         out.durations += s.durations.read();
     }
     return out;

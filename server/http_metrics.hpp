@@ -27,6 +27,7 @@ class http_metrics {
         worker::histogram_counts durations;
         std::array<std::uint64_t, 2> rejections{};      ///< indexed by rejection
         std::array<std::uint64_t, 2> tls_handshakes{};  ///< [0] completed, [1] failed
+        std::uint64_t slow_clients = 0;                 ///< closed below min_write_rate
     };
 
     /// A response was completely written: its final status and how long since the request's
@@ -40,6 +41,9 @@ class http_metrics {
     /// logged: scanners and broken clients cause them all day.
     void record_tls_handshake(bool completed) noexcept;
 
+    /// A client took a response slower than min_write_rate and was closed (I/O thread).
+    void record_slow_client() noexcept;
+
     /// The totals now (any thread).
     snapshot read() const noexcept;
 
@@ -50,6 +54,7 @@ class http_metrics {
         std::array<std::atomic<std::uint64_t>, 5> responses_by_class{};
         std::array<std::atomic<std::uint64_t>, 2> rejections{};
         std::array<std::atomic<std::uint64_t>, 2> tls_handshakes{};
+        std::atomic<std::uint64_t> slow_clients{0};
         worker::duration_histogram durations;
     };
 

@@ -254,7 +254,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
     }
     if (draining_) {
         spdlog::get("server")->warn("second signal ({}): stopping now", signal);
-        io_.stop();
+        abandon_responses();
         return;
     }
     draining_ = true;
@@ -342,6 +342,15 @@ void http_server::restart_workers(const std::string& why) {
     });
 }
 
+void http_server::abandon_responses() {
+    // No queued request starts from now on: its client could not get the answer. A PHP thread
+    // waiting for a client to take its output gives up (php_exchange), so that no PHP thread
+    // waits for an I/O thread that no longer runs; main then interrupts the running requests.
+    context_.pool.begin_stop();
+    context_.responses_abandoned.store(true, std::memory_order_release);
+    io_.stop();
+}
+
 void http_server::check_drained() {
     auto stats = context_.pool.stats();
     bool idle = stats.busy == 0 && stats.queued == 0 && context_.active_responses.load() == 0;
@@ -349,7 +358,7 @@ void http_server::check_drained() {
         if (!idle) {
             spdlog::get("server")->warn("grace period over with requests still running; exiting");
         }
-        io_.stop();
+        abandon_responses();
         return;
     }
     drain_timer_.expires_after(std::chrono::milliseconds(20));

@@ -67,6 +67,9 @@ class http_server {
     /// Restarts every worker script (SIGUSR1, POST /workers/restart); control_ strand.
     void restart_workers(const std::string& why);
     void check_drained();
+    /// The end of the drain: stops the pool handing out queued requests, makes PHP threads
+    /// stop waiting for clients, stops the I/O threads (control_ strand).
+    void abandon_responses();
     void stop_io();
 
     const config::server_config& config_;

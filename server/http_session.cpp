@@ -30,6 +30,7 @@
 #include "server/php_exchange.hpp"
 #include "server/request_headers.hpp"
 #include "server/site_selector.hpp"
+#include "server/spill_file.hpp"
 #include "server/static_file.hpp"
 #include "server/status_text.hpp"
 #include "server/tls_certificates.hpp"
@@ -49,6 +50,9 @@ constexpr std::size_t read_buffer_slack = 16 * 1024;
 constexpr std::size_t max_header_fields = 256;
 // A static file over TLS goes in writes of this size (four full TLS records).
 constexpr std::size_t tls_file_chunk = 64 * 1024;
+// A buffered PHP response is read back from its spill file in chunks of this size: small, as
+// each connection reading one holds a chunk, and slow readers are the ones that spill.
+constexpr std::size_t spill_chunk = 16 * 1024;
 
 std::shared_ptr<spdlog::logger> log() {
     return spdlog::get("server");
@@ -76,7 +80,8 @@ http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
       sites_(sites),
       buffer_(context.config.limits.max_header_size + read_buffer_slack),
       queue_timer_(stream_.get_executor()),
-      idle_timer_(stream_.get_executor()) {
+      idle_timer_(stream_.get_executor()),
+      rate_timer_(stream_.get_executor()) {
     context_.connections.fetch_add(1, std::memory_order_relaxed);
     beast::error_code ec;
     auto local = stream_.socket().local_endpoint(ec);
@@ -269,6 +274,11 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
     if (!validate_header()) {
         return;
     }
+    // In flight from its header on: a body still arriving when the stop begins is waited for.
+    if (!in_response_) {
+        in_response_ = true;
+        context_.active_responses.fetch_add(1, std::memory_order_relaxed);
+    }
     const auto& req = parser_->get();
     body_ = std::make_unique<body_store>(context_.config.limits.body_memory_size);
 
@@ -435,8 +445,6 @@ void http_session::on_read_body(beast::error_code ec, std::size_t) {
 // --- answering ---------------------------------------------------------------------------
 
 void http_session::handle_request() {
-    in_response_ = true;
-    context_.active_responses.fetch_add(1, std::memory_order_relaxed);
     const std::string_view host = parser_->get()[http::field::host];
     if (plain_on_tls_port_) {
         // The connection cannot turn into TLS: answer, then close.
@@ -538,7 +546,12 @@ void http_session::respond_fixed(const config::respond_rule& rule) {
     if (has_body && parser_->get().method() != http::verb::head) {
         head.append(rule.body);
     }
-    queue({std::move(head), 0, true, keep_alive});
+    response_status_ = rule.status;
+    outgoing item;
+    item.bytes = std::move(head);
+    item.last = true;
+    item.keep_alive = keep_alive;
+    queue(std::move(item));
 }
 
 void http_session::serve_static(const route& r) {
@@ -643,18 +656,24 @@ void http_session::serve_static(const route& r) {
     head.append("\r\n");
     apply_header_rules(head, site_->headers);
 
+    response_status_ = status;
+    outgoing item;
+    item.keep_alive = keep_alive_;
     if (is_head || range.length == 0 || compressed) {
         ::close(fd);
         if (compressed && !is_head) {
             head.append(*compressed);
         }
-        queue({std::move(head), 0, true, keep_alive_});
+        item.bytes = std::move(head);
+        item.last = true;
+        queue(std::move(item));
         return;
     }
     file_fd_ = fd;
     file_offset_ = range.first;
     file_remaining_ = range.length;
-    queue({std::move(head), 0, false, keep_alive_});
+    item.bytes = std::move(head);
+    queue(std::move(item));
 }
 
 void http_session::pump_file() {
@@ -770,8 +789,8 @@ void http_session::dispatch_php(route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
     auto exchange =
-        std::make_shared<php_exchange>(shared_from_this(), is_head, keep_alive_, site_->headers,
-                                       site_->encode ? &*site_->encode : nullptr);
+        std::make_shared<php_exchange>(shared_from_this(), context_, is_head, keep_alive_,
+                                       site_->headers, site_->encode ? &*site_->encode : nullptr);
     sapi::request& out = exchange->request;
     out.id = request_id_;
     out.method.assign(req.method_string());
@@ -818,16 +837,18 @@ void http_session::dispatch_php(route& r) {
     // would. With the access log on, the PHP thread then writes the request's line too.
     const bool direct = !stream_.is_tls() && buffer_.size() == 0;
     if (direct) {
-        exchange->allow_direct_write(stream_.socket().native_handle(), context_, request_clock_,
+        exchange->allow_direct_write(stream_.socket().native_handle(), request_clock_,
                                      site_->access_log ? &site_->name : nullptr);
     }
     worker::job job(exchange, &exchange->request);
     switch (context_.pool.submit(queue_group_, std::move(job), &queue_ticket_)) {
         case worker::submit_result::assigned: watch_for_disconnect(direct); return;
         case worker::submit_result::queued:
+            // The deadline names its request: a timer of an earlier request on this
+            // connection that fires late finds another one being answered and does nothing.
             queue_timer_.expires_after(context_.config.max_wait_time);
-            queue_timer_.async_wait(
-                beast::bind_front_handler(&http_session::on_queue_timeout, shared_from_this()));
+            queue_timer_.async_wait([self = shared_from_this(), id = request_id_](
+                                        beast::error_code ec) { self->on_queue_timeout(ec, id); });
             watch_for_disconnect(direct);
             return;
         case worker::submit_result::rejected:
@@ -839,8 +860,8 @@ void http_session::dispatch_php(route& r) {
     }
 }
 
-void http_session::on_queue_timeout(beast::error_code ec) {
-    if (ec || !exchange_) {
+void http_session::on_queue_timeout(beast::error_code ec, std::uint64_t request_id) {
+    if (ec || !exchange_ || exchange_->request.id != request_id) {
         return;
     }
     // Still queued past max_wait_time: take it back and answer for it. If a slot already took
@@ -859,19 +880,22 @@ void http_session::on_queue_timeout(beast::error_code ec) {
 }
 
 void http_session::watch_for_disconnect(bool direct) {
+    watching_direct_ = direct;
+    arm_disconnect_watch();
+    if (direct && !idle_timer_armed_) {
+        arm_idle_timer(context_.config.limits.idle_timeout);
+    }
+}
+
+void http_session::arm_disconnect_watch() {
     // While PHP runs nothing is read; a readable socket then means either the next pipelined
-    // request or the client leaving. MSG_PEEK tells which without consuming anything. After a
-    // direct write it is the next request, or the client leaving, or, without the idle timer,
-    // nothing ever.
+    // request or the client leaving. After a direct write it is the next request, or the
+    // client leaving, or, without the idle timer, nothing ever.
     auto generation = ++watch_generation_;
     stream_.socket().async_wait(net::ip::tcp::socket::wait_read,
                                 [self = shared_from_this(), generation](beast::error_code ec) {
                                     self->on_disconnect_watch(ec, generation);
                                 });
-    watching_direct_ = direct;
-    if (direct && !idle_timer_armed_) {
-        arm_idle_timer(context_.config.limits.idle_timeout);
-    }
 }
 
 void http_session::arm_idle_timer(std::chrono::steady_clock::duration wait) {
@@ -894,17 +918,44 @@ void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t gener
         finish_direct_response(!ec);
         return;
     }
-    char byte;
-    ssize_t n = ::recv(stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) || ec) {
-        log()->debug("[req {}] client disconnected while PHP was running", request_id_);
-        if (context_.pool.withdraw(queue_group_, queue_ticket_)) {
-            queue_timer_.cancel();
+    // From here a direct write, if any, is announced by a notice (stop_watching()).
+    const int fd = stream_.socket().native_handle();
+    ssize_t n = -1;
+    const std::size_t space = buffer_.max_size() - buffer_.size();
+    const bool can_take = !stream_.is_tls() && space > 0;
+    if (!ec) {
+        if (can_take) {
+            // Pipelined bytes are taken into the read buffer now, where the next request is
+            // read from anyway, so that the socket becomes readable again only when more
+            // arrives or the client leaves, and the watch goes on.
+            const auto room = buffer_.prepare(std::min(space, read_buffer_slack));
+            n = ::recv(fd, room.data(), room.size(), MSG_DONTWAIT);
+            if (n > 0) {
+                buffer_.commit(static_cast<std::size_t>(n));
+            }
+        } else {
+            // TLS records cannot be taken apart from the TLS stream: only peek.
+            char byte;
+            n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
         }
-        drop_exchange();
-        do_close();
     }
-    // n > 0: pipelined data; it waits in the socket until this response is done.
+    const bool would_block = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);
+    if (!ec && (would_block || (n > 0 && can_take))) {
+        arm_disconnect_watch();
+        return;
+    }
+    if (!ec && n > 0) {
+        // Pipelined data that stays in the socket (TLS, or a full read buffer): the socket
+        // stays readable, so watching further would spin; a departure then shows at the
+        // next write.
+        return;
+    }
+    // The client left (EOF or reset). A request still queued stays queued and runs with the
+    // connection marked aborted, as under FrankenPHP and php-fpm: a script that ignores user
+    // aborts (a webhook) completes, others end at their first output.
+    log()->debug("[req {}] client disconnected while PHP was running", request_id_);
+    drop_exchange();
+    do_close();
 }
 
 void http_session::on_direct_idle(beast::error_code ec) {
@@ -930,16 +981,26 @@ void http_session::on_direct_idle(beast::error_code ec) {
     arm_idle_timer(wait);
 }
 
-void http_session::on_direct_completion(const php_exchange* exchange) {
-    if (!closed_ && exchange_.get() == exchange) {
+void http_session::on_direct_completion(std::uint64_t request_id) {
+    if (!closed_ && exchange_ && exchange_->request.id == request_id) {
         finish_direct_response(false);
     }
+}
+
+void http_session::on_exchange_failed(std::uint64_t request_id) {
+    if (closed_ || !exchange_ || exchange_->request.id != request_id) {
+        return;
+    }
+    log_access("aborted");
+    drop_exchange();
+    do_close();
 }
 
 void http_session::finish_direct_response(bool readable) {
     // The PHP thread already counted the response (metrics, active_responses).
     in_response_ = false;
     exchange_.reset();
+    queue_timer_.cancel();
     ++watch_generation_;
     do_wait_request(readable);
 }
@@ -954,19 +1015,24 @@ void http_session::drop_exchange() {
     exchange_.reset();
 }
 
-void http_session::deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive,
-                           int status) {
-    if (closed_) {
-        if (exchange_) {
-            exchange_->abort();
-        }
+void http_session::deliver(std::uint64_t request_id, response_piece piece) {
+    if (closed_ || !exchange_ || exchange_->request.id != request_id) {
         return;
     }
     queue_timer_.cancel();
-    if (status != 0) {
-        response_status_ = status;
+    if (piece.status != 0) {
+        response_status_ = piece.status;
     }
-    queue({std::move(bytes), accounted, last, keep_alive});
+    response_bytes_ += piece.sent_directly;
+    outgoing item;
+    item.bytes = std::move(piece.bytes);
+    item.file = std::move(piece.file);
+    item.file_offset = piece.file_offset;
+    item.file_left = piece.file_length;
+    item.is_php_memory = !item.file;
+    item.last = piece.last;
+    item.keep_alive = piece.keep_alive;
+    queue(std::move(item));
 }
 
 void http_session::respond(int status, std::string_view body, bool keep_alive,
@@ -1008,7 +1074,12 @@ void http_session::respond(int status, std::string_view body, bool keep_alive,
     if (!is_head) {
         head.append(text);
     }
-    queue({std::move(head), 0, true, keep_alive});
+    response_status_ = status;
+    outgoing item;
+    item.bytes = std::move(head);
+    item.last = true;
+    item.keep_alive = keep_alive;
+    queue(std::move(item));
 }
 
 // --- writing -----------------------------------------------------------------------------
@@ -1021,24 +1092,75 @@ void http_session::queue(outgoing item) {
 }
 
 void http_session::do_write() {
-    if (out_.empty()) {
-        writing_ = false;
+    while (!out_.empty()) {
+        outgoing& item = out_.front();
+        if (out_written_ == item.bytes.size()) {
+            if (item.file && item.file_left > 0) {
+                if (!load_file_chunk(item)) {
+                    log_access("aborted");
+                    drop_exchange();
+                    do_close();
+                    return;
+                }
+            } else {
+                // The front piece is written.
+                outgoing done = std::move(out_.front());
+                out_.pop_front();
+                out_written_ = 0;
+                if (exchange_ && done.is_php_memory) {
+                    exchange_->on_written(done.bytes.size());
+                }
+                if (done.last) {
+                    writing_ = false;
+                    finish_response(done.keep_alive);
+                    return;
+                }
+                if (out_.empty() && file_fd_ >= 0) {
+                    writing_ = false;
+                    pump_file();
+                    return;
+                }
+                continue;
+            }
+        }
+        writing_ = true;
+        write_started_ = std::chrono::steady_clock::now();
+        arm_rate_check();
+        // One write_some at a time, each allowed write_timeout to make progress (nginx's
+        // send_timeout), rather than one deadline for a whole piece whatever its size.
+        stream_.expires_after(context_.config.limits.write_timeout);
+        stream_.async_write_some(
+            net::buffer(item.bytes.data() + out_written_, item.bytes.size() - out_written_),
+            beast::bind_front_handler(&http_session::on_write, shared_from_this()));
         return;
     }
-    writing_ = true;
-    stream_.expires_after(context_.config.limits.write_timeout);
-    net::async_write(stream_, net::buffer(out_.front().bytes),
-                     beast::bind_front_handler(&http_session::on_write, shared_from_this()));
+    writing_ = false;
+}
+
+bool http_session::load_file_chunk(outgoing& item) {
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(item.file_left, spill_chunk));
+    item.bytes.resize(want);
+    const long n = item.file->read_at(item.file_offset, item.bytes.data(), want);
+    if (n <= 0) {
+        log()->error("[req {}] cannot read back the buffered response: {}; closing", request_id_,
+                     n < 0 ? std::strerror(errno) : "unexpected end of file");
+        return false;
+    }
+    item.bytes.resize(static_cast<std::size_t>(n));
+    item.file_offset += static_cast<std::uint64_t>(n);
+    item.file_left -= static_cast<std::uint64_t>(n);
+    out_written_ = 0;
+    return true;
 }
 
 void http_session::on_write(beast::error_code ec, std::size_t bytes) {
-    outgoing done = std::move(out_.front());
-    out_.pop_front();
     writing_ = false;
     response_bytes_ += bytes;
-    // Every response begins with its status line; an interim 1xx is followed by the final one.
-    if (response_status_ < 200 && done.bytes.starts_with("HTTP/1.1 ") && done.bytes.size() > 12) {
-        std::from_chars(done.bytes.data() + 9, done.bytes.data() + 12, response_status_);
+    rate_bytes_ += bytes;
+    rate_busy_ += std::chrono::steady_clock::now() - write_started_;
+    if (closed_) {
+        return;  // closed meanwhile (too slow, or the client left); already logged
     }
     if (ec) {
         log_access("aborted");
@@ -1046,18 +1168,59 @@ void http_session::on_write(beast::error_code ec, std::size_t bytes) {
         do_close();
         return;
     }
-    if (exchange_ && done.accounted > 0) {
-        exchange_->on_written(done.accounted);
-    }
-    if (done.last) {
-        finish_response(done.keep_alive);
-        return;
-    }
-    if (out_.empty() && file_fd_ >= 0) {
-        pump_file();
-        return;
+    out_written_ += bytes;
+    if (exchange_ && out_.front().file) {
+        exchange_->on_file_sent(bytes);
     }
     do_write();
+}
+
+void http_session::arm_rate_check() {
+    const std::size_t rate = context_.config.limits.min_write_rate;
+    if (rate_timer_armed_ || rate == 0) {
+        return;
+    }
+    rate_timer_armed_ = true;
+    rate_bytes_ = 0;
+    rate_busy_ = {};
+    rate_timer_.expires_after(context_.config.limits.write_timeout);
+    rate_timer_.async_wait(
+        [self = shared_from_this()](beast::error_code ec) { self->on_rate_check(ec); });
+}
+
+void http_session::on_rate_check(beast::error_code ec) {
+    rate_timer_armed_ = false;
+    if (ec || closed_) {
+        return;
+    }
+    auto busy = rate_busy_;
+    if (writing_) {
+        const auto now = std::chrono::steady_clock::now();
+        busy += now - write_started_;
+        write_started_ = now;  // the rest of this write counts in the next window
+    }
+    const auto window = context_.config.limits.write_timeout;
+    const double seconds = std::chrono::duration<double>(busy).count();
+    // Judged only when the client held the response up for half the window at least: a
+    // client that takes whatever is written is never too slow, however slowly PHP writes.
+    if (busy * 2 >= window &&
+        static_cast<double>(rate_bytes_) <
+            static_cast<double>(context_.config.limits.min_write_rate) * seconds) {
+        log()->debug("[req {}] {}:{} took {} bytes in {:.1f} s, below min_write_rate; closing",
+                     request_id_, remote_addr_, remote_port_, rate_bytes_, seconds);
+        context_.metrics.record_slow_client();
+        log_access("too slow");
+        // A reset, not a graceful close: what waits in the kernel's socket buffer for this
+        // client is dropped at once instead of trickling out at its pace.
+        beast::error_code ignored;
+        stream_.socket().set_option(net::socket_base::linger(true, 0), ignored);
+        drop_exchange();
+        do_close();
+        return;
+    }
+    if (writing_) {
+        arm_rate_check();
+    }
 }
 
 void http_session::log_access(std::string_view outcome) {
@@ -1091,10 +1254,7 @@ void http_session::finish_response(bool keep_alive) {
     log_access("");
     context_.metrics.record_response(response_status_,
                                      std::chrono::steady_clock::now() - request_clock_);
-    if (in_response_) {
-        in_response_ = false;
-        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
-    }
+    queue_timer_.cancel();
     if (exchange_) {
         exchange_.reset();
         ++watch_generation_;
@@ -1103,8 +1263,14 @@ void http_session::finish_response(bool keep_alive) {
         stream_.socket().cancel(ignored);
     }
     if (!keep_alive || context_.stopping.load(std::memory_order_relaxed)) {
+        // Still in flight while lingering: do_close() ends it, so a stop does not cut the
+        // linger short and reset the connection before the client read the response.
         do_linger();
         return;
+    }
+    if (in_response_) {
+        in_response_ = false;
+        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
     }
     do_wait_request();
 }
@@ -1151,6 +1317,7 @@ void http_session::do_close() {
     // Before the socket closes: a PHP thread may be writing to it directly (php_exchange).
     drop_exchange();
     idle_timer_.cancel();
+    rate_timer_.cancel();
     if (in_response_) {
         in_response_ = false;
         context_.active_responses.fetch_sub(1, std::memory_order_relaxed);

@@ -23,12 +23,14 @@ namespace spindle::server {
 
 class body_store;
 class php_exchange;
+class spill_file;
+struct response_piece;
 class tls_certificates;
 
 /// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
 /// I/O thread (the io_context of stream_'s executor, run by that thread alone); PHP threads
-/// reach it only through deliver() and on_direct_completion(), posted there, and through the
-/// direct write of php_exchange.
+/// reach it only through deliver(), on_direct_completion() and on_exchange_failed(), posted
+/// there, and through the direct write of php_exchange.
 ///
 /// The protocol as a state machine:
 ///   [TLS listener: detect_tls -> handshake, or a plain request answered 308/400 and closed]
@@ -36,7 +38,15 @@ class tls_certificates;
 ///   -> respond: error | redirect | static file (written here) | PHP (dispatched to a slot,
 ///      output delivered back in order) -> next request, or close.
 /// Requests are answered one at a time; pipelined requests wait in the read buffer, so
-/// responses come back in order.
+/// responses come back in order. A request counts as in flight (http_context's
+/// active_responses, which the graceful stop waits for) from its complete header to the end
+/// of its response, the linger of a closing connection included.
+///
+/// Writing: each write may wait for the client at most write_timeout without progress, and
+/// while a response waits for the client it must take at least min_write_rate bytes/s over
+/// each write_timeout window (as Apache's mod_reqtimeout MinRate for request bodies), or it
+/// is closed, logged "too slow" and counted; a client that reads whatever is written is never
+/// judged, however slowly PHP produces the response.
 class http_session : public std::enable_shared_from_this<http_session> {
   public:
     /// `sites` are those listening where the connection arrived; the listener owns them.
@@ -49,13 +59,16 @@ class http_session : public std::enable_shared_from_this<http_session> {
     /// Starts reading the first request.
     void start();
 
-    /// Bytes of a PHP response, in order; `accounted` is reported back to the exchange once
-    /// written; `last` ends the response; `status`, when not 0, is the response's status
-    /// (its head was sent directly). Posted by the PHP thread's exchange.
-    void deliver(std::string bytes, std::size_t accounted, bool last, bool keep_alive, int status);
-    /// The PHP thread wrote `exchange`'s whole response itself while the session was not
-    /// watching the socket. Posted by that thread.
-    void on_direct_completion(const php_exchange* exchange);
+    /// A piece of the response to request `request_id`, in order; dropped when that request
+    /// is no longer the one being answered (the connection closed, or a late piece). Posted by
+    /// the PHP thread's exchange.
+    void deliver(std::uint64_t request_id, response_piece piece);
+    /// The PHP thread wrote request `request_id`'s whole response itself while the session was
+    /// not watching the socket. Posted by that thread.
+    void on_direct_completion(std::uint64_t request_id);
+    /// The PHP thread could not complete request `request_id`'s response (out of memory):
+    /// the connection closes. Posted by that thread.
+    void on_exchange_failed(std::uint64_t request_id);
 
     /// The executor every member runs on: the connection's I/O thread.
     boost::asio::any_io_executor executor() { return stream_.get_executor(); }
@@ -64,10 +77,14 @@ class http_session : public std::enable_shared_from_this<http_session> {
     using parser_type = boost::beast::http::request_parser<boost::beast::http::buffer_body>;
 
     struct outgoing {
+        /// The bytes to write; for a file piece, the chunk of the file being written.
         std::string bytes;
-        std::size_t accounted = 0;  ///< PHP bytes to acknowledge to the exchange
-        bool last = false;          ///< ends the response
-        bool keep_alive = false;    ///< with last: continue with the next request
+        std::shared_ptr<spill_file> file;  ///< set: a piece of a PHP response's spill file
+        std::uint64_t file_offset = 0;     ///< where the next chunk of it is read
+        std::uint64_t file_left = 0;       ///< bytes of it not read yet
+        bool is_php_memory = false;        ///< acknowledge its bytes to the exchange once written
+        bool last = false;                 ///< ends the response
+        bool keep_alive = false;           ///< with last: continue with the next request
     };
 
     void do_detect_tls();
@@ -94,11 +111,14 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void redirect_to_https(std::uint16_t port, bool keep_alive);
     /// Hands the request to a PHP slot; the route's strings move into the request.
     void dispatch_php(route& r);
-    void on_queue_timeout(boost::beast::error_code ec);
+    /// The queue deadline of request `request_id`.
+    void on_queue_timeout(boost::beast::error_code ec, std::uint64_t request_id);
     /// Watches the socket while PHP runs; `direct`: the PHP thread may write the response
     /// itself, so also keep the keep-alive idle timeout.
     void watch_for_disconnect(bool direct);
     void on_disconnect_watch(boost::beast::error_code ec, std::uint64_t generation);
+    /// Arms the wait for the socket to become readable again while PHP runs.
+    void arm_disconnect_watch();
     /// Starts the keep-alive idle deadline of directly written responses, due in `wait`.
     void arm_idle_timer(std::chrono::steady_clock::duration wait);
     /// The idle deadline: closes a connection idle since its directly written response for
@@ -116,6 +136,12 @@ class http_session : public std::enable_shared_from_this<http_session> {
     void queue(outgoing item);
     void do_write();
     void on_write(boost::beast::error_code ec, std::size_t bytes);
+    /// Reads the next chunk of the front piece's spill file into its bytes; false when the
+    /// file cannot be read (the response is then cut short).
+    bool load_file_chunk(outgoing& item);
+    /// Starts the min_write_rate check when a write starts waiting for the client.
+    void arm_rate_check();
+    void on_rate_check(boost::beast::error_code ec);
     void pump_file();
     /// pump_file over TLS: sendfile cannot encrypt, so read a chunk and write it through TLS.
     void pump_file_tls();
@@ -177,8 +203,15 @@ class http_session : public std::enable_shared_from_this<http_session> {
 
     // Writing.
     std::deque<outgoing> out_;
+    std::size_t out_written_ = 0;  ///< bytes of out_.front().bytes already written
     bool writing_ = false;
     bool closed_ = false;
+    /// min_write_rate: a check every write_timeout while writes wait for the client.
+    boost::asio::steady_timer rate_timer_;
+    bool rate_timer_armed_ = false;
+    std::uint64_t rate_bytes_ = 0;                         ///< written since the last check
+    std::chrono::steady_clock::duration rate_busy_{0};     ///< time writes waited since then
+    std::chrono::steady_clock::time_point write_started_;  ///< of the write in progress
 };
 
 }  // namespace spindle::server

@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <new>
 #include <string>
 
 namespace spindle::server {
@@ -35,7 +37,18 @@ void io_threads::start() {
         threads_.emplace_back([this, i] {
             // Named for top -H, perf and gdb (15 characters at most).
             pthread_setname_np(pthread_self(), ("spindle-io-" + std::to_string(i)).c_str());
-            contexts_[i]->run();
+            // A handler that runs out of memory (a connection's buffers, a response piece)
+            // loses that connection, whose handler chain ends here, not the server: Asio lets
+            // run() go on after an exception left it.
+            for (;;) {
+                try {
+                    contexts_[i]->run();
+                    return;
+                } catch (const std::bad_alloc&) {
+                    std::fputs("spindle: out of memory in an I/O handler; a connection was lost\n",
+                               stderr);
+                }
+            }
         });
     }
 }

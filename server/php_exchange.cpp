@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <new>
 
 #include <spdlog/spdlog.h>
 
@@ -52,17 +53,21 @@ void append_hex(std::string& out, std::uint64_t n) {
 
 }  // namespace
 
-php_exchange::php_exchange(std::shared_ptr<http_session> session, bool is_head,
-                           bool client_keep_alive,
+php_exchange::php_exchange(std::shared_ptr<http_session> session, http_context& context,
+                           bool is_head, bool client_keep_alive,
                            const std::vector<config::header_rule>& header_rules,
                            const encode::encode_policy* encode)
     : session_(std::move(session)),
+      context_(context),
       is_head_(is_head),
       header_rules_(header_rules),
       encode_(encode),
       client_keep_alive_(client_keep_alive) {}
 
-php_exchange::~php_exchange() = default;
+php_exchange::~php_exchange() {
+    // Memory pieces the session never wrote (it closed, or dropped them as stale).
+    context_.response_memory.give_back(in_flight_);
+}
 
 void php_exchange::send_informational(int status,
                                       const std::vector<sapi::header>& headers) noexcept {
@@ -70,6 +75,14 @@ void php_exchange::send_informational(int status,
     if (committed_ || finished_ || request.http_version < 11) {
         return;
     }
+    try {
+        send_interim(status, headers);
+    } catch (const std::bad_alloc&) {
+        fail_out_of_memory();
+    }
+}
+
+void php_exchange::send_interim(int status, const std::vector<sapi::header>& headers) {
     std::string bytes = "HTTP/1.1 ";
     append_number(bytes, static_cast<std::uint64_t>(status));
     bytes.append(" ").append(status_text(status)).append("\r\n");
@@ -91,18 +104,31 @@ void php_exchange::send_head(int status, std::string_view reason,
     }
     head_received_ = true;
     status_ = status;
-    reason_.assign(reason);
     headers_ = std::move(headers);
     has_body_ = status_has_body(status) && !is_head_;
+    try {
+        reason_.assign(reason);
+    } catch (const std::bad_alloc&) {
+        fail_out_of_memory();
+    }
 }
 
 bool php_exchange::write(std::string_view data) noexcept {
-    if (aborted_.load(std::memory_order_acquire)) {
+    if (is_given_up()) {
         return false;
     }
     if (finished_) {
         return true;
     }
+    try {
+        return write_body(data);
+    } catch (const std::bad_alloc&) {
+        fail_out_of_memory();
+        return false;
+    }
+}
+
+bool php_exchange::write_body(std::string_view data) {
     std::string bytes;
     if (!committed_) {
         pending_.append(data);
@@ -120,12 +146,21 @@ bool php_exchange::write(std::string_view data) noexcept {
 }
 
 bool php_exchange::flush() noexcept {
-    if (aborted_.load(std::memory_order_acquire)) {
+    if (is_given_up()) {
         return false;
     }
     if (finished_ || !head_received_) {
         return true;
     }
+    try {
+        return flush_body();
+    } catch (const std::bad_alloc&) {
+        fail_out_of_memory();
+        return false;
+    }
+}
+
+bool php_exchange::flush_body() {
     std::string bytes;
     if (!committed_) {
         choose_coding(std::nullopt);
@@ -141,6 +176,17 @@ void php_exchange::finish(bool script_failed) noexcept {
     if (finished_) {
         return;
     }
+    try {
+        finish_response(script_failed);
+    } catch (const std::bad_alloc&) {
+        finished_ = true;
+        fail_out_of_memory();
+    }
+    // Pieces still on their way hold the file; it is gone once the last is written.
+    spill_.reset();
+}
+
+void php_exchange::finish_response(bool script_failed) {
     if (script_failed && !committed_ && status_ == 200) {
         status_ = 500;
     }
@@ -187,22 +233,17 @@ void php_exchange::finish(bool script_failed) noexcept {
     // not to whichever thread drops the exchange.
     encoder_.reset();
     if (direct_fd_ >= 0 && !posted_ && client_keep_alive_) {
-        const std::size_t whole = bytes.size();
-        if (write_directly(bytes)) {
+        std::uint64_t sent = 0;
+        if (write_directly(bytes, &sent)) {
             return;
         }
-        if (bytes.size() < whole) {
-            // The head went out directly: the I/O thread cannot read the status from its bytes.
-            post(std::move(bytes), true, status_);
-            return;
-        }
+        post(std::move(bytes), true, sent);
+        return;
     }
     post(std::move(bytes), true);
 }
 
-bool php_exchange::write_directly(std::string& bytes) {
-    bool notify = false;
-    std::chrono::steady_clock::time_point now;
+bool php_exchange::write_directly(std::string& bytes, std::uint64_t* sent) {
     {
         std::lock_guard lock(mutex_);
         if (aborted_.load(std::memory_order_relaxed)) {
@@ -217,24 +258,34 @@ bool php_exchange::write_directly(std::string& bytes) {
             // error itself and closes, as for any response.
             if (n > 0) {
                 bytes.erase(0, static_cast<std::size_t>(n));
+                *sent = static_cast<std::uint64_t>(n);
             }
             return false;
         }
-        now = std::chrono::steady_clock::now();
+    }
+    // The session reads the client's next request only once completed_directly_ is set below,
+    // so this line comes before that request's. Written outside the mutex: a slow log sink
+    // must not hold up the I/O thread that takes it.
+    if (access_log_site_ != nullptr) {
+        log_direct_access(bytes.size());
+    }
+    const auto now = std::chrono::steady_clock::now();
+    bool notify = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (aborted_.load(std::memory_order_relaxed)) {
+            // The session closed meanwhile and counts the response as its own.
+            return true;
+        }
         completed_directly_ = now;
         notify = session_needs_notice_;
-        // Under the lock: the session reads the client's next request only after
-        // stop_watching() has taken it, so this line comes before that request's.
-        if (access_log_site_ != nullptr) {
-            log_direct_access(bytes.size());
-        }
     }
     // What the session's finish_response() would count; the session skips it for this one.
-    context_->metrics.record_response(status_, now - request_clock_);
-    context_->active_responses.fetch_sub(1, std::memory_order_relaxed);
+    context_.metrics.record_response(status_, now - request_clock_);
+    context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
     if (notify) {
-        boost::asio::post(session_->executor(), [session = session_, exchange = this] {
-            session->on_direct_completion(exchange);
+        boost::asio::post(session_->executor(), [session = session_, id = request.id] {
+            session->on_direct_completion(id);
         });
     }
     return true;
@@ -256,7 +307,31 @@ void php_exchange::log_direct_access(std::uint64_t bytes) const {
 }
 
 bool php_exchange::is_aborted() const noexcept {
-    return aborted_.load(std::memory_order_acquire);
+    return is_given_up();
+}
+
+bool php_exchange::is_given_up() const noexcept {
+    return aborted_.load(std::memory_order_acquire) ||
+           context_.responses_abandoned.load(std::memory_order_acquire);
+}
+
+void php_exchange::fail_out_of_memory() noexcept {
+    {
+        std::lock_guard lock(mutex_);
+        aborted_.store(true, std::memory_order_release);
+    }
+    drained_.notify_all();
+    // Both may fail again for want of memory; the session then closes the connection at its
+    // write or idle timeout instead.
+    try {
+        spdlog::get("server")->error(
+            "[req {}] out of memory while sending the response; closing the connection",
+            request.id);
+        boost::asio::post(session_->executor(), [session = session_, id = request.id] {
+            session->on_exchange_failed(id);
+        });
+    } catch (...) {
+    }
 }
 
 void php_exchange::choose_coding(std::optional<std::uint64_t> known_length) {
@@ -347,6 +422,12 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
             if (h.value.find("close") != std::string::npos) {
                 client_keep_alive_ = false;
             }
+            continue;
+        }
+        if (iequals(h.name, "x-accel-buffering")) {
+            // nginx's switch for a FastCGI response, honoured the same way and likewise not
+            // passed on: "no" makes the script wait for its client rather than be buffered.
+            is_buffered_ = !iequals(h.value, "no");
             continue;
         }
         if (iequals(h.name, "content-type")) {
@@ -443,32 +524,119 @@ void php_exchange::frame_wire(std::string_view wire, std::string& out) {
     }
 }
 
-bool php_exchange::post(std::string bytes, bool last, int status) {
-    std::size_t size = bytes.size();
-    {
-        std::unique_lock lock(mutex_);
-        drained_.wait(lock, [this] {
-            return in_flight_ < max_in_flight || aborted_.load(std::memory_order_acquire);
-        });
-        if (aborted_.load(std::memory_order_acquire)) {
+bool php_exchange::post(std::string bytes, bool last, std::uint64_t sent_directly) {
+    posted_ = true;
+    const std::size_t total = bytes.size();
+    if (total == 0) {
+        if (is_given_up()) {
             return false;
         }
-        in_flight_ += size;
+        response_piece piece;
+        piece.last = last;
+        send_piece(std::move(piece));
+        return true;
     }
-    posted_ = true;
-    bool keep_alive = client_keep_alive_;
-    boost::asio::post(session_->executor(), [session = session_, bytes = std::move(bytes), size,
-                                             last, keep_alive, status]() mutable {
-        session->deliver(std::move(bytes), size, last, keep_alive, status);
-    });
+    std::size_t done = 0;
+    while (done < total) {
+        const placement place_of = place(total - done);
+        if (place_of.to == placement::where::gone) {
+            return false;
+        }
+        response_piece piece;
+        if (place_of.to == placement::where::file) {
+            const std::uint64_t offset = spill_end_;
+            if (!spill(std::string_view(bytes).substr(done, place_of.size))) {
+                continue;  // the file failed: placed again, in memory this time
+            }
+            spill_end_ += place_of.size;
+            piece.file = spill_;
+            piece.file_offset = offset;
+            piece.file_length = place_of.size;
+        } else if (place_of.size == total) {
+            piece.bytes = std::move(bytes);
+        } else {
+            piece.bytes.assign(bytes, done, place_of.size);
+        }
+        piece.sent_directly = done == 0 ? sent_directly : 0;
+        done += place_of.size;
+        piece.last = last && done == total;
+        send_piece(std::move(piece));
+    }
     return true;
 }
 
-void php_exchange::allow_direct_write(int fd, http_context& context,
-                                      std::chrono::steady_clock::time_point request_clock,
+php_exchange::placement php_exchange::place(std::size_t size) {
+    const config::http_limits& limits = context_.config.limits;
+    std::unique_lock lock(mutex_);
+    for (;;) {
+        if (is_given_up()) {
+            return {};
+        }
+        const std::size_t room =
+            limits.response_memory_size > in_flight_ ? limits.response_memory_size - in_flight_ : 0;
+        if (is_buffered_) {
+            // Memory first, within this response's share and every connection's total ...
+            const std::size_t part = std::min(size, room);
+            if (part > 0 && context_.response_memory.try_take(part)) {
+                in_flight_ += part;
+                return {placement::where::memory, part};
+            }
+            // ... then the file, within its bound. Once all it held was sent, it starts over.
+            if (!spill_failed_) {
+                if (spilled_unsent_ == 0) {
+                    spill_end_ = 0;
+                }
+                if (spill_end_ <= limits.max_response_file_size &&
+                    size <= limits.max_response_file_size - spill_end_) {
+                    spilled_unsent_ += size;
+                    return {placement::where::file, size};
+                }
+            }
+        }
+        // Unbuffered, or past the file's bound: as much as the client takes, a share at a time,
+        // held whatever the total (the thread waits, so this is bounded per PHP thread).
+        if (in_flight_ == 0 || in_flight_ < limits.response_memory_size) {
+            context_.response_memory.take(size);
+            in_flight_ += size;
+            return {placement::where::memory, size};
+        }
+        // Woken by the I/O thread's progress or abort(); the timeout notices a shutdown that
+        // abandoned the response (the I/O threads are stopping and wake no one).
+        drained_.wait_for(lock, std::chrono::milliseconds(100));
+    }
+}
+
+bool php_exchange::spill(std::string_view bytes) {
+    if (!spill_) {
+        spill_ = spill_file::create();
+    }
+    const std::error_code error = spill_ ? spill_->write_at(spill_end_, bytes)
+                                         : std::error_code(errno, std::generic_category());
+    if (!error) {
+        return true;
+    }
+    spdlog::get("server")->warn(
+        "[req {}] cannot buffer the response in a temporary file ({}): the PHP thread waits for "
+        "its client instead; check free space in TMPDIR",
+        request.id, error.message());
+    std::lock_guard lock(mutex_);
+    spill_failed_ = true;
+    spilled_unsent_ -= bytes.size();
+    return false;
+}
+
+void php_exchange::send_piece(response_piece piece) {
+    piece.keep_alive = client_keep_alive_;
+    piece.status = committed_ ? status_ : 0;
+    boost::asio::post(session_->executor(),
+                      [session = session_, id = request.id, piece = std::move(piece)]() mutable {
+                          session->deliver(id, std::move(piece));
+                      });
+}
+
+void php_exchange::allow_direct_write(int fd, std::chrono::steady_clock::time_point request_clock,
                                       const std::string* access_log_site) noexcept {
     direct_fd_ = fd;
-    context_ = &context;
     request_clock_ = request_clock;
     access_log_site_ = access_log_site;
 }
@@ -488,7 +656,17 @@ std::optional<std::chrono::steady_clock::time_point> php_exchange::direct_comple
 void php_exchange::on_written(std::size_t bytes) noexcept {
     {
         std::lock_guard lock(mutex_);
-        in_flight_ -= std::min(in_flight_, bytes);
+        const std::size_t released = std::min(in_flight_, bytes);
+        in_flight_ -= released;
+        context_.response_memory.give_back(released);
+    }
+    drained_.notify_one();
+}
+
+void php_exchange::on_file_sent(std::uint64_t bytes) noexcept {
+    {
+        std::lock_guard lock(mutex_);
+        spilled_unsent_ -= std::min(spilled_unsent_, bytes);
     }
     drained_.notify_one();
 }
@@ -499,6 +677,9 @@ bool php_exchange::abort() noexcept {
         std::lock_guard lock(mutex_);
         aborted_.store(true, std::memory_order_release);
         completed = completed_directly_.has_value();
+        // What waits in the session's queue is dropped with the connection.
+        context_.response_memory.give_back(in_flight_);
+        in_flight_ = 0;
     }
     drained_.notify_all();
     return completed;

@@ -16,20 +16,43 @@
 #include "encode/encode_policy.hpp"
 #include "sapi/request.hpp"
 #include "server/body_store.hpp"
+#include "server/spill_file.hpp"
 
 namespace spindle::server {
 
 class http_session;
 struct http_context;
 
+/// A piece of a PHP response on its way to the connection's I/O thread; pieces arrive in the
+/// order the PHP thread produced them.
+struct response_piece {
+    std::string bytes;                 ///< the bytes, unless they wait in `file`
+    std::shared_ptr<spill_file> file;  ///< set: the piece is file_length bytes of this file
+    std::uint64_t file_offset = 0;
+    std::uint64_t file_length = 0;
+    bool last = false;        ///< ends the response
+    bool keep_alive = false;  ///< with last: the connection goes on to the next request
+    int status = 0;           ///< the response's final status; 0 before it is known (1xx)
+    /// Bytes of this response the PHP thread already sent itself (a partial direct write).
+    std::uint64_t sent_directly = 0;
+};
+
 /// One PHP request in flight: the request as plain data, its body, and the response framing.
 ///
 /// The PHP slot thread calls the output_sink methods; they turn PHP's output into HTTP/1.1
 /// bytes (Content-Length when the whole body is known at the end, chunked once the script
-/// flushes or outgrows the buffer) and post them to the connection's I/O thread. At most
-/// `max_in_flight` bytes wait there at once: a slow client makes the script block in write(),
-/// so a large response is never held whole in memory. The I/O thread reports progress with
-/// on_written() and a lost client with abort().
+/// flushes or outgrows the buffer) and post them to the connection's I/O thread.
+///
+/// Buffering, as nginx buffers a FastCGI response: a client that takes the response slower than
+/// PHP produces it must not hold the PHP thread. Up to `response_memory_size` bytes per
+/// response wait in memory (while every connection together stays within
+/// `response_memory_total`), the rest in a temporary file (spill_file) of at most
+/// `max_response_file_size` waiting bytes; the thread finishes its script meanwhile. Only
+/// past those bounds, or for a response whose script sent `X-Accel-Buffering: no` (nginx's
+/// switch, not passed on to the client), does write() block until the client catches up.
+/// Every piece is posted as soon as it is produced, so flush() still reaches a client that
+/// reads and a long event stream still streams. The I/O thread reports progress with
+/// on_written() / on_file_sent() and a lost client with abort().
 ///
 /// With the site's `encode` on, the body is compressed here, on the PHP thread (CPU work kept
 /// off the I/O threads): the coding is chosen once, when the head is committed, from the
@@ -42,18 +65,20 @@ struct http_context;
 /// the client's next request, as it would be anyway. The session learns of it from
 /// stop_watching() or, if it was no longer watching the socket, from a posted notice. The
 /// socket stays valid meanwhile: the session calls abort(), under the same mutex, before it
-/// closes it.
+/// closes it, and no timed Beast operation (whose expiry closes the socket) runs on it while
+/// the session only watches.
+///
+/// Notices to the session carry the request's id (unique in the process), so a late one for
+/// an earlier request on the same connection is recognised and dropped.
 class php_exchange final : public sapi::output_sink {
   public:
     /// Buffered body bytes before the response is committed to chunked streaming.
     static constexpr std::size_t commit_threshold = 64 * 1024;
-    /// Bytes posted to the I/O thread but not yet written, before write() blocks.
-    static constexpr std::size_t max_in_flight = 256 * 1024;
 
     /// `header_rules` are the site's `header` rules, applied to the response head; `encode` is
-    /// the site's compression policy (nullptr: off).
-    php_exchange(std::shared_ptr<http_session> session, bool is_head, bool client_keep_alive,
-                 const std::vector<config::header_rule>& header_rules,
+    /// the site's compression policy (nullptr: off). `context` outlives the exchange.
+    php_exchange(std::shared_ptr<http_session> session, http_context& context, bool is_head,
+                 bool client_keep_alive, const std::vector<config::header_rule>& header_rules,
                  const encode::encode_policy* encode);
     ~php_exchange() override;
 
@@ -70,10 +95,9 @@ class php_exchange final : public sapi::output_sink {
     bool is_aborted() const noexcept override;
 
     /// Lets the PHP thread send a complete response itself on the plain TCP socket `fd`, then
-    /// count it in `context` as the session would and, when `access_log_site` is not null,
-    /// write its access-log line under that site's name (I/O thread, before dispatch).
-    void allow_direct_write(int fd, http_context& context,
-                            std::chrono::steady_clock::time_point request_clock,
+    /// count it as the session would and, when `access_log_site` is not null, write its
+    /// access-log line under that site's name (I/O thread, before dispatch).
+    void allow_direct_write(int fd, std::chrono::steady_clock::time_point request_clock,
                             const std::string* access_log_site) noexcept;
     /// The socket became readable or the idle check ran: true if the PHP thread has already
     /// written the whole response itself; else it will post a notice when it does (I/O
@@ -82,13 +106,29 @@ class php_exchange final : public sapi::output_sink {
     /// When the PHP thread finished writing the whole response itself, if it did (I/O thread).
     std::optional<std::chrono::steady_clock::time_point> direct_completion() const noexcept;
 
-    /// `bytes` of what this exchange posted were written to the socket (I/O thread).
+    /// `bytes` of what this exchange posted in memory were written to the socket (I/O thread).
     void on_written(std::size_t bytes) noexcept;
-    /// The client is gone: wake and fail the PHP side (I/O thread). Returns true if the PHP
-    /// thread had already written the whole response itself (and counted it).
+    /// `bytes` of what this exchange posted in its spill file were written (I/O thread).
+    void on_file_sent(std::uint64_t bytes) noexcept;
+    /// The client is gone: wake and fail the PHP side, release the memory the response held
+    /// (I/O thread). Returns true if the PHP thread had already written the whole response
+    /// itself (and counted it).
     bool abort() noexcept;
 
   private:
+    /// Where the next piece of a post goes.
+    struct placement {
+        enum class where { gone, memory, file } to = where::gone;
+        std::size_t size = 0;
+    };
+
+    // The output_sink methods' work; they may throw std::bad_alloc, which the noexcept
+    // methods turn into fail_out_of_memory().
+    void send_interim(int status, const std::vector<sapi::header>& headers);
+    bool write_body(std::string_view data);
+    bool flush_body();
+    void finish_response(bool script_failed);
+
     /// Reads the head the script set (its Content-Length, what compression needs) and chooses
     /// the coding; once, just before commit. `known_length`: the whole body's size, if known.
     void choose_coding(std::optional<std::uint64_t> known_length);
@@ -105,16 +145,31 @@ class php_exchange final : public sapi::output_sink {
     std::string compress(std::string_view data, encode::encode_step step);
     /// Appends bytes as they go on the wire: one chunk, or as they are.
     void frame_wire(std::string_view wire, std::string& out);
-    /// Hands bytes to the I/O thread, blocking first while too much is in flight. `status`, when
-    /// not 0, is the final status of a response whose head was already sent directly.
-    bool post(std::string bytes, bool last, int status = 0);
+    /// Hands bytes to the I/O thread, in memory or through the spill file, blocking only when
+    /// neither may take them (see the class comment). `sent_directly`: bytes of the response
+    /// the PHP thread already sent itself. False once the client is gone.
+    bool post(std::string bytes, bool last, std::uint64_t sent_directly = 0);
+    /// Decides, under mutex_, where the first `size` bytes of the rest of a post go, and counts
+    /// them there; waits while neither memory nor the file may take any.
+    placement place(std::size_t size);
+    /// Writes a piece to the spill file; false (counted back) when the file cannot take it.
+    bool spill(std::string_view bytes);
+    /// Posts one piece to the session's I/O thread.
+    void send_piece(response_piece piece);
+    /// Out of memory on the PHP thread: the response cannot be completed; the script is told
+    /// the client is gone and the session closes the connection.
+    void fail_out_of_memory() noexcept;
+    /// Whether the client is gone or the server abandoned the response (shutdown).
+    bool is_given_up() const noexcept;
     /// Tries to send the complete response in `bytes` on the socket now; true if it all went.
-    /// On a partial send, `bytes` keeps what is left for the I/O thread.
-    bool write_directly(std::string& bytes);
+    /// On a partial send, `bytes` keeps what is left for the I/O thread and `*sent` says how
+    /// much went.
+    bool write_directly(std::string& bytes, std::uint64_t* sent);
     /// The access-log line of a response of `bytes` bytes this thread wrote itself.
     void log_direct_access(std::uint64_t bytes) const;
 
     std::shared_ptr<http_session> session_;
+    http_context& context_;
     const bool is_head_;
     const std::vector<config::header_rule>& header_rules_;
     const encode::encode_policy* encode_;
@@ -136,17 +191,22 @@ class php_exchange final : public sapi::output_sink {
     std::unique_ptr<encode::content_encoder> encoder_;  ///< the chosen coding; null: identity
     bool encoder_failed_ = false;  ///< the compressor failed: the body ends where it stopped
     bool posted_ = false;          ///< bytes went to the I/O thread: it writes the rest
+    /// The response may wait in memory and on disk for the client (no `X-Accel-Buffering: no`).
+    bool is_buffered_ = true;
+    std::shared_ptr<spill_file> spill_;  ///< created at the first spill
+    bool spill_failed_ = false;          ///< the file could not be created or written: no more
+    std::uint64_t spill_end_ = 0;        ///< where the next spilled byte goes
 
     // Set by allow_direct_write() before dispatch, then read by the PHP thread.
     int direct_fd_ = -1;  ///< -1: every byte goes through the I/O thread
-    http_context* context_ = nullptr;
     std::chrono::steady_clock::time_point request_clock_;
     const std::string* access_log_site_ = nullptr;  ///< the site's name when it logs access
 
     // Shared between the PHP thread and the I/O thread.
     mutable std::mutex mutex_;
     std::condition_variable drained_;
-    std::size_t in_flight_ = 0;  ///< mutex_
+    std::size_t in_flight_ = 0;         ///< mutex_: memory bytes posted, not yet written
+    std::uint64_t spilled_unsent_ = 0;  ///< mutex_: file bytes posted, not yet written
     /// mutex_: when the PHP thread wrote the whole response itself.
     std::optional<std::chrono::steady_clock::time_point> completed_directly_;
     bool session_needs_notice_ = false;  ///< mutex_: the session no longer watches the socket

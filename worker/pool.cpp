@@ -83,11 +83,15 @@ void pool::cancel_start() {
     boot_cv_.notify_all();
 }
 
-void pool::stop() {
+void pool::begin_stop() {
     for (auto& g : groups_) {
         std::lock_guard lock(g->mutex);
         g->stopping = true;
     }
+}
+
+void pool::stop() {
+    begin_stop();
     for (auto& s : slots_) {
         s->wakeup_.post();
     }
@@ -99,10 +103,7 @@ void pool::stop() {
 }
 
 bool pool::stop_within(std::chrono::milliseconds limit) {
-    for (auto& g : groups_) {
-        std::lock_guard lock(g->mutex);
-        g->stopping = true;
-    }
+    begin_stop();
     for (std::size_t i = 0; i < slots_.size(); ++i) {
         slots_[i]->wakeup_.post();
         if (slots_[i]->state() == slot_state::busy) {
@@ -137,6 +138,9 @@ bool pool::has_started() const {
 
 submit_result pool::submit(std::size_t group_index, job request, std::uint64_t* ticket) {
     group& g = *groups_[group_index];
+    // Every path writes the ticket: one left from an earlier submission would name another
+    // request's queue entry.
+    *ticket = 0;
     std::unique_lock lock(g.mutex);
     if (g.stopping) {
         return submit_result::rejected;
@@ -238,8 +242,9 @@ job pool::take_job(std::size_t index) {
             // The runtime ends its script now and calls restart(), which settles the count.
             return nullptr;
         }
-        // Oldest waiting request first; the slot stays busy and warm.
-        if (!g.queue.empty()) {
+        // Oldest waiting request first; the slot stays busy and warm. Not once the pool stops:
+        // its clients could no longer get the answer.
+        if (!g.stopping && !g.queue.empty()) {
             job next = std::move(g.queue.front().request);
             g.queue.pop_front();
             return next;

@@ -70,8 +70,13 @@ class pool {
     /// signal during start-up). No effect once start() has returned. Any thread.
     void cancel_start();
 
-    /// Refuses new work, lets queued and running requests finish, joins every thread
-    /// (control thread). Idempotent.
+    /// Refuses new work and hands out no more queued requests, which stay unstarted; running
+    /// requests go on. Any thread; idempotent. (The drain calls it when its grace period is
+    /// over, before the I/O threads that would carry the answers stop.)
+    void begin_stop();
+
+    /// Refuses new work, lets running requests finish, joins every thread (control thread).
+    /// Idempotent.
     void stop();
 
     /// The end of a stop whose grace period is over (control thread): refuses new work,
@@ -83,7 +88,8 @@ class pool {
     bool stop_within(std::chrono::milliseconds limit);
 
     /// Hands a request to a slot of `group` or to its queue. On `queued`, `*ticket`
-    /// identifies the entry for withdraw().
+    /// identifies the entry for withdraw(); on the other outcomes it is 0, which names no
+    /// entry.
     submit_result submit(std::size_t group, job request, std::uint64_t* ticket);
 
     /// Removes a queued request whose deadline passed. True if it was still queued (the caller

@@ -51,6 +51,10 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     "max_header_size": "16KiB",
     "max_body_size": 1048576,
     "body_memory_size": "128KiB",
+    "response_memory_size": "32KiB",
+    "response_memory_total": "8MiB",
+    "max_response_file_size": 0,
+    "min_write_rate": "2KiB",
     "timeouts": {"read_header": "2s", "read_body": "1m", "write": "30s", "idle": "1m30s"}
   },
   "php": {
@@ -102,6 +106,10 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_EQ(c.limits.max_header_size, 16u * 1024);
     EXPECT_EQ(c.limits.max_body_size, 1048576u);
     EXPECT_EQ(c.limits.body_memory_size, 128u * 1024);
+    EXPECT_EQ(c.limits.response_memory_size, 32u * 1024);
+    EXPECT_EQ(c.limits.response_memory_total, 8u * 1024 * 1024);
+    EXPECT_EQ(c.limits.max_response_file_size, 0u);
+    EXPECT_EQ(c.limits.min_write_rate, 2048u);
     EXPECT_EQ(c.limits.read_header_timeout, 2s);
     EXPECT_EQ(c.limits.read_body_timeout, 60s);
     EXPECT_EQ(c.limits.write_timeout, 30s);
@@ -194,6 +202,10 @@ TEST(JsonConfig, MinimalDocumentKeepsTheDefaults) {
     EXPECT_EQ(c.limits.read_header_timeout, 10s);
     EXPECT_EQ(c.limits.idle_timeout, 60s);
     EXPECT_EQ(c.limits.max_connections, 10'000u);
+    EXPECT_EQ(c.limits.response_memory_size, 256u * 1024);
+    EXPECT_EQ(c.limits.response_memory_total, 64u * 1024 * 1024);
+    EXPECT_EQ(c.limits.max_response_file_size, std::size_t{1} << 30);
+    EXPECT_EQ(c.limits.min_write_rate, 1024u);
     EXPECT_EQ(c.log_level, "info");
     EXPECT_EQ(c.log_format, "console");
     ASSERT_EQ(c.sites.size(), 1u);
