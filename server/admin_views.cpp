@@ -95,7 +95,7 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
         serving += groups[i].busy;
         busy += i > 0 ? groups[i].running : 0;
     }
-    w.family("frankenphp_total_threads", metric_type::counter, "Total number of PHP threads");
+    w.family("frankenphp_total_threads", metric_type::gauge, "Total number of PHP threads");
     w.sample("frankenphp_total_threads", {}, static_cast<std::uint64_t>(pool.slots().size()));
     w.family("frankenphp_busy_threads", metric_type::gauge, "Number of busy PHP threads");
     w.sample("frankenphp_busy_threads", {}, busy);
@@ -130,20 +130,19 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
             w.sample(family.name, {{"worker", pool.group_name(i)}}, groups[i].*family.field);
         }
     }
-    w.family("frankenphp_worker_request_time", metric_type::counter,
-             "Seconds spent processing requests by all workers");
+    // These three have no help text in FrankenPHP (metrics.go); tests and tools that compare
+    // its exposition text compare that too. operations.md describes them.
+    w.family("frankenphp_worker_request_time", metric_type::counter, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
         w.sample("frankenphp_worker_request_time", {{"worker", pool.group_name(i)}},
                  groups[i].durations.sum_seconds());
     }
-    w.family("frankenphp_worker_request_count", metric_type::counter,
-             "Number of requests processed by all workers");
+    w.family("frankenphp_worker_request_count", metric_type::counter, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
         w.sample("frankenphp_worker_request_count", {{"worker", pool.group_name(i)}},
                  groups[i].durations.count());
     }
-    w.family("frankenphp_worker_queue_depth", metric_type::gauge,
-             "Number of requests queued for this worker");
+    w.family("frankenphp_worker_queue_depth", metric_type::gauge, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
         w.sample("frankenphp_worker_queue_depth", {{"worker", pool.group_name(i)}},
                  static_cast<std::uint64_t>(groups[i].queued));

@@ -252,7 +252,7 @@ def test_metrics_count_exactly_the_requests_sent(spindle, mode):
                    "spindle_queue_rejections_total", "process_resident_memory_bytes",
                    "process_cpu_seconds_total", "process_open_fds"):
         assert family in before, f"{family} missing"
-    assert before["frankenphp_total_threads"]["type"] == "counter"  # as FrankenPHP has it
+    assert before["frankenphp_total_threads"]["type"] == "gauge"  # as FrankenPHP has it
     assert before["frankenphp_busy_threads"]["type"] == "gauge"
     assert before["spindle_http_request_duration_seconds"]["type"] == "histogram"
     assert value(before, "process_resident_memory_bytes") > 1 << 20

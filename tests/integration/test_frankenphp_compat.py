@@ -206,6 +206,11 @@ def test_worker_metrics_mean_what_frankenphp_means(spindle):
     assert value(m, "frankenphp_busy_threads") == 1
     assert value(m, "spindle_busy_threads") == 0
     assert value(m, "frankenphp_total_workers", worker=name) == 1
+    # Types and help texts as FrankenPHP's registry has them (metrics.go).
+    assert m["frankenphp_total_threads"]["type"] == "gauge"
+    for family in ("frankenphp_worker_request_count", "frankenphp_worker_request_time",
+                   "frankenphp_worker_queue_depth"):
+        assert m[family]["help"] == "", m[family]
     # A script ending by itself with status 0 is a restart; with status 1, a crash.
     assert srv.get("/ending_worker.php?end=0").text == "ending"
     wait_until(lambda: value(metrics(srv), "frankenphp_worker_restarts", worker=name) == 1,
