@@ -505,6 +505,7 @@ class adapter {
         json split;
         bool follow_symlinks = false;
         bool resolve_root_symlink = true;
+        bool respond_after_php = false;  ///< a `route` wrote respond after php_server/php
         json env = json::object();
         json workers = json::array();
         json headers = json::array();
@@ -602,7 +603,7 @@ class adapter {
         if (!state.path_roots.empty()) {
             site["path_roots"] = state.path_roots;
         }
-        if (php_before_respond_ && !state.respond.empty()) {
+        if ((php_before_respond_ || state.respond_after_php) && !state.respond.empty()) {
             site["respond_after_php"] = true;
         }
         if (!state.index.is_null()) {
@@ -743,6 +744,8 @@ class adapter {
             }
         } else if (name == "log") {
             site_log(d, pointer, state);
+        } else if (name == "route") {
+            route(d, pointer, state);
         } else if (name == "encode") {
             encode(d, pointer, state);
         } else if (name == "tls") {
@@ -767,6 +770,28 @@ class adapter {
             throw d.error("named matchers (" + name + ") are not supported");
         } else {
             throw d.error("unknown directive \"" + name + "\"");
+        }
+    }
+
+    // route { DIRECTIVE... }: Caddy runs the directives of a route in the order written.
+    // Spindle's order is fixed but for one choice (see order()): a respond written after
+    // php_server or php answers only what PHP leaves. Anything else the order cannot express
+    // is refused: a respond before PHP is already the default.
+    void route(dispenser& d, const std::string& pointer, site_state& state) {
+        if (d.next_arg()) {
+            throw d.error("route: matchers are not supported (a route applies to the whole site)");
+        }
+        bool php_written = false;
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string inner = d.val();
+            if (inner == "route") {
+                throw d.error("route: a route inside a route is not supported");
+            }
+            if (inner == "respond" && php_written) {
+                state.respond_after_php = true;
+            }
+            php_written = php_written || inner == "php_server" || inner == "php";
+            site_directive(d, pointer, state);
         }
     }
 

@@ -275,8 +275,8 @@ def test_order_php_server_before_respond(spindle_run, tmp_path):
 
 @pytest.mark.classic_only
 def test_index_off_lets_unserved_requests_fall_through_to_respond(spindle_run, tmp_path):
-    # FrankenPHP's TestWorkerMatchDirectiveWithoutFileServer, with `order` where it writes
-    # `route`: the worker (outside the root) takes its match, the rest falls through.
+    # FrankenPHP's TestWorkerMatchDirectiveWithoutFileServer, its Caddyfile as written: the
+    # worker (outside the root) takes its match, the rest falls through to respond.
     files = tmp_path / "files"
     files.mkdir()
     (files / "static.txt").write_text("static")
@@ -284,24 +284,25 @@ def test_index_off_lets_unserved_requests_fall_through_to_respond(spindle_run, t
     (files / "hello.php").write_text("<?php echo 'hello';")
     (tmp_path / "match_worker.php").write_text(MATCH_WORKER)
     srv = spindle_run(f"""{{
-	order php_server before respond
 	frankenphp {{
 		num_threads 2
 	}}
 }}
 :0 {{
 	bind 127.0.0.1
-	php_server {{
-		index off
-		file_server off
-		root {files}
-		worker {{
-			file ../match_worker.php
-			num 1
-			match /some-path
+	route {{
+		php_server {{
+			index off
+			file_server off
+			root {files}
+			worker {{
+				file ../match_worker.php
+				num 1
+				match /some-path
+			}}
 		}}
+		respond "Request falls through" 404
 	}}
-	respond "Request falls through" 404
 }}
 """, warmup=None)
     r = srv.get("/some-path")

@@ -447,6 +447,13 @@ TEST(CaddyfileErrors, UnsupportedFeaturesSayWhatToDoInstead) {
               "roll_keep or roll_disabled)");
     EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\tformat logfmt\n\t}\n")),
               "Caddyfile:4: log format \"logfmt\": not supported (use console or json)");
+    EXPECT_EQ(error_of(site("\troute /api/* {\n\t\tphp_server\n\t}\n")),
+              "Caddyfile:2: route: matchers are not supported (a route applies to the whole "
+              "site)");
+    EXPECT_EQ(error_of(site("\troute {\n\t\troute {\n\t\t\tphp\n\t\t}\n\t}\n")),
+              "Caddyfile:3: route: a route inside a route is not supported");
+    EXPECT_EQ(error_of(site("\troute {\n\t\tphp_server\n\t\tredir /a /b\n\t}\n")),
+              "Caddyfile:4: unknown directive \"redir\"");
     EXPECT_EQ(error_of(site("\tphp_server {\n\t\tresolve_root_symlink maybe\n\t}\n")),
               "Caddyfile:3: resolve_root_symlink: use true or false");
     EXPECT_EQ(error_of(global("\torder php_server\n")),
