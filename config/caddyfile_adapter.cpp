@@ -239,6 +239,13 @@ class adapter {
                 }
             } else if (name == "order") {
                 order(d);
+            } else if (name == "skip_install_trust" || name == "metrics") {
+                // Both already so: Spindle never installs a CA in a trust store, and its admin
+                // endpoint always serves /metrics (FrankenPHP's Caddyfiles write them).
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                no_block(d, name);
             } else {
                 throw d.error("unknown global option \"" + name + "\"");
             }

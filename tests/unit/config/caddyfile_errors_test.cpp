@@ -447,6 +447,8 @@ TEST(CaddyfileErrors, UnsupportedFeaturesSayWhatToDoInstead) {
               "roll_keep or roll_disabled)");
     EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\tformat logfmt\n\t}\n")),
               "Caddyfile:4: log format \"logfmt\": not supported (use console or json)");
+    EXPECT_EQ(error_of(global("\tmetrics {\n\t\tper_host\n\t}\n")),
+              "Caddyfile:3: metrics: unknown option \"per_host\"");
     EXPECT_EQ(error_of(site("\troute /api/* {\n\t\tphp_server\n\t}\n")),
               "Caddyfile:2: route: matchers are not supported (a route applies to the whole "
               "site)");
