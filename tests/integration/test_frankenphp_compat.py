@@ -427,3 +427,50 @@ def test_global_max_requests_recycles_classic_and_worker_threads(spindle_run, tm
     assert len(classic) >= 2, srv.log_tail()
     counts = [srv.get("/worker/x").json()["count"] for _ in range(12)]
     assert counts == [1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2], counts
+
+
+@pytest.mark.classic_only
+def test_the_same_worker_file_serves_two_sites_one_worker_each(spindle_run, tmp_path):
+    # FrankenPHP's TestNamedModuleWorkers and TestModuleWorkerInheritsEnv, unnamed: each
+    # site boots its own worker with its own env.
+    (tmp_path / "worker_with_env.php").write_text(
+        "<?php\n$env = $_SERVER['APP_ENV'] ?? '';\n"
+        "while (frankenphp_handle_request(function () use ($env) {\n"
+        "    echo \"Worker has APP_ENV=$env\";\n})) {\n}\n")
+    srv = spindle_run(f"""{{
+	admin 127.0.0.1:0
+	frankenphp {{
+		num_threads 4
+	}}
+}}
+http://one.test:0 {{
+	bind 127.0.0.1
+	root * {tmp_path}
+	php_server {{
+		env APP_ENV inherit_this
+		worker worker_with_env.php 2
+	}}
+}}
+http://two.test:0 {{
+	bind 127.0.0.1
+	root * {tmp_path}
+	php_server {{
+		worker {{
+			file worker_with_env.php
+			num 1
+			env APP_ENV two
+		}}
+	}}
+}}
+""", warmup=None)
+    for _ in range(3):
+        with srv.connect(host_header="one.test") as conn:
+            assert conn.request("GET", "/worker_with_env.php").text == (
+                "Worker has APP_ENV=inherit_this")
+        with srv.connect(host_header="two.test") as conn:
+            assert conn.request("GET", "/worker_with_env.php").text == "Worker has APP_ENV=two"
+    # One worker per site, named as FrankenPHP names them.
+    file = os.path.realpath(tmp_path / "worker_with_env.php")
+    m = metrics(srv)
+    assert value(m, "frankenphp_total_workers", worker=file) == 2
+    assert value(m, "frankenphp_total_workers", worker=f"two.test:{file}") == 1
