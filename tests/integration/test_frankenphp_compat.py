@@ -474,3 +474,19 @@ http://two.test:0 {{
     m = metrics(srv)
     assert value(m, "frankenphp_total_workers", worker=file) == 2
     assert value(m, "frankenphp_total_workers", worker=f"two.test:{file}") == 1
+
+
+def test_a_session_left_open_by_exit_is_written_and_does_not_leak(spindle, tmp_path):
+    # FrankenPHP's TestSessionNoLeakAfterExit_worker, in both modes.
+    srv = spindle(APP)
+    base = "/session_exit.php?" + urllib.parse.urlencode({"dir": str(tmp_path)})
+    r = srv.get(f"{base}&action=set_and_exit&value=exit_secret")
+    assert (r.status, r.text) == (200, "BEFORE_EXIT"), r
+    cookie = r.header("Set-Cookie").split(";")[0]
+    for _ in range(2):
+        r = srv.get(f"{base}&action=check_empty")
+        assert r.text == "SESSION_EMPTY=true", r
+        assert srv.get(f"{base}&action=get").text == "secret=NOT_FOUND"
+    # Its own cookie finds it: the session was written as the script ended.
+    r = srv.get(f"{base}&action=get", headers={"Cookie": cookie})
+    assert r.text == "secret=exit_secret", r
