@@ -385,8 +385,13 @@ def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
         assert response.status == 200
         # A worker keeps what the previous request stored; a classic run starts empty.
         assert response.body == (b"%d\n" % count if mode == "worker" else b"1\n")
-    slot = wait_until(lambda: (lambda t: t if t["requests"] >= 2 else None)(
-        slot_of(threads(srv))), message="both requests counted")
+    # A request is counted before its response is complete; its memory is recorded once it
+    # has ended, before the slot is ready again.
+    def settled(requests):
+        t = slot_of(threads(srv))
+        return t if t["requests"] >= requests and t["state"] == "ready" else None
+
+    slot = wait_until(lambda: settled(2), message="both requests counted")
     # Each request allocated 8 MiB; the worker holds 16 MiB at the end, the classic run held 8
     # MiB until its shutdown, and both peaked above 8.
     held = 16 if mode == "worker" else 8
@@ -395,8 +400,7 @@ def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
     if mode == "worker":
         # The peak restarts with each request: a small one afterwards peaks near what stays.
         assert srv.get("/hold_memory.php?mib=0").status == 200
-        small = wait_until(lambda: (lambda t: t if t["requests"] >= 3 else None)(
-            slot_of(threads(srv))), message="the third request counted")
+        small = wait_until(lambda: settled(3), message="the third request counted")
         assert small["peak_memory_bytes"] < small["memory_bytes"] + 2 * mib, small
 
 
