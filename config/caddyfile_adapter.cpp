@@ -1,8 +1,10 @@
 #include "config/caddyfile_adapter.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "config/caddyfile_dispenser.hpp"
@@ -236,14 +238,63 @@ class adapter {
                                   "disable_certs)");
                 }
             } else if (name == "order") {
-                d.remaining_args();
-                warn(d,
-                     "order has no effect: Spindle's handler order is fixed (respond, worker "
-                     "match, php_server/php, file_server)");
+                order(d);
+            } else if (name == "skip_install_trust" || name == "metrics") {
+                // Both already so: Spindle never installs a CA in a trust store, and its admin
+                // endpoint always serves /metrics (FrankenPHP's Caddyfiles write them).
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                no_block(d, name);
             } else {
                 throw d.error("unknown global option \"" + name + "\"");
             }
         }
+    }
+
+    // order DIRECTIVE before|after OTHER. Spindle's handlers run in Caddy's default order with
+    // FrankenPHP's directives placed (respond, then php_server/php with its worker matches,
+    // then file_server): what agrees with it is accepted as it is; putting php_server or php
+    // before respond (FrankenPHP's `order php_server before respond`) makes PHP answer first
+    // and respond only see what PHP leaves. Any other order cannot be honoured: a warning.
+    void order(dispenser& d) {
+        const std::vector<std::string> args = d.remaining_args();
+        if (args.size() != 3 && args.size() != 2) {
+            throw d.arg_error();
+        }
+        if (args.size() == 3 && args[1] != "before" && args[1] != "after") {
+            throw d.error("order: \"" + args[1] + "\" is not before or after");
+        }
+        // Spindle's places, in order; a directive not here has no place to move.
+        constexpr int respond = 0;
+        constexpr int php = 1;
+        constexpr std::array<std::pair<std::string_view, int>, 4> places{
+            {{"respond", respond}, {"php_server", php}, {"php", php}, {"file_server", 2}}};
+        const auto place = [&](const std::string& directive) -> std::optional<int> {
+            for (const auto& [name, rank] : places) {
+                if (name == directive) {
+                    return rank;
+                }
+            }
+            return std::nullopt;
+        };
+        const std::optional<int> moved = place(args[0]);
+        const std::optional<int> anchor = args.size() == 3 ? place(args[2]) : std::nullopt;
+        if (moved && anchor) {
+            const bool before = args[1] == "before";
+            if ((*moved == php && *anchor == respond && before) ||
+                (*moved == respond && *anchor == php && !before)) {
+                php_before_respond_ = true;
+                return;
+            }
+            if (*moved == *anchor || before == (*moved < *anchor)) {
+                return;  // already so
+            }
+        }
+        warn(d, "order " + args[0] + " " + args[1] + (args.size() == 3 ? " " + args[2] : "") +
+                    ": not supported, ignored (Spindle runs respond, php_server/php with its "
+                    "worker matches, then file_server; only php_server or php before respond "
+                    "can be changed)");
     }
 
     void frankenphp(dispenser& d) {
@@ -254,7 +305,7 @@ class adapter {
         for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
             const std::string option = d.val();
             const token at = d.current();
-            if (option == "num_threads" || option == "max_queue") {
+            if (option == "num_threads" || option == "max_queue" || option == "max_requests") {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "max_wait_time") {
@@ -462,11 +513,14 @@ class adapter {
         json try_files;
         json split;
         bool follow_symlinks = false;
+        bool resolve_root_symlink = true;
+        bool respond_after_php = false;  ///< a `route` wrote respond after php_server/php
         json env = json::object();
         json workers = json::array();
         json headers = json::array();
         json respond = json::array();
         bool access_log = false;
+        json access_log_options = json::object();  ///< `log { output ... format ... }`
         json encode;
         std::vector<std::string> bind;
         json tls;  ///< {"certificate", "key"} from `tls CERT KEY`
@@ -558,6 +612,9 @@ class adapter {
         if (!state.path_roots.empty()) {
             site["path_roots"] = state.path_roots;
         }
+        if ((php_before_respond_ || state.respond_after_php) && !state.respond.empty()) {
+            site["respond_after_php"] = true;
+        }
         if (!state.index.is_null()) {
             site["index"] = state.index;
         }
@@ -572,6 +629,9 @@ class adapter {
         if (state.follow_symlinks) {
             site["follow_symlinks"] = true;
         }
+        if (!state.resolve_root_symlink) {
+            site["resolve_root_symlink"] = false;
+        }
         if (!state.env.empty()) {
             site["env"] = state.env;
         }
@@ -583,7 +643,8 @@ class adapter {
             }
         }
         if (state.access_log) {
-            site["access_log"] = true;
+            site["access_log"] =
+                state.access_log_options.empty() ? json(true) : state.access_log_options;
         }
         if (!state.encode.is_null()) {
             site["encode"] = state.encode;
@@ -691,16 +752,9 @@ class adapter {
                 throw d.arg_error();
             }
         } else if (name == "log") {
-            if (d.next_arg()) {
-                throw d.error("log: named loggers are not supported");
-            }
-            for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
-                if (d.val() != "output" ||
-                    d.remaining_args() != std::vector<std::string>{"stderr"}) {
-                    throw d.error("log: only \"output stderr\" is supported in a site's log");
-                }
-            }
-            state.access_log = true;
+            site_log(d, pointer, state);
+        } else if (name == "route") {
+            route(d, pointer, state);
         } else if (name == "encode") {
             encode(d, pointer, state);
         } else if (name == "tls") {
@@ -728,6 +782,102 @@ class adapter {
         }
     }
 
+    // route { DIRECTIVE... }: Caddy runs the directives of a route in the order written.
+    // Spindle's order is fixed but for one choice (see order()): a respond written after
+    // php_server or php answers only what PHP leaves. Anything else the order cannot express
+    // is refused: a respond before PHP is already the default.
+    void route(dispenser& d, const std::string& pointer, site_state& state) {
+        if (d.next_arg()) {
+            throw d.error("route: matchers are not supported (a route applies to the whole site)");
+        }
+        bool php_written = false;
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string inner = d.val();
+            if (inner == "route") {
+                throw d.error("route: a route inside a route is not supported");
+            }
+            if (inner == "respond" && php_written) {
+                state.respond_after_php = true;
+            }
+            php_written = php_written || inner == "php_server" || inner == "php";
+            site_directive(d, pointer, state);
+        }
+    }
+
+    // log { output stderr | stdout | file PATH { roll_size SIZE; roll_keep N; roll_disabled }
+    //       format console | json }: the site's access log, as Caddy's `log` directive.
+    void site_log(dispenser& d, const std::string& pointer, site_state& state) {
+        if (d.next_arg()) {
+            throw d.error("log: named loggers are not supported");
+        }
+        json& options = state.access_log_options;
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "output") {
+                if (!d.next_arg()) {
+                    throw d.arg_error();
+                }
+                const std::string output = d.val();
+                if (output == "stderr" || output == "stdout") {
+                    if (d.next_arg()) {
+                        throw d.arg_error();
+                    }
+                    // stderr is the default: `access_log` stays plain true.
+                    if (output == "stdout") {
+                        options["output"] = output;
+                    }
+                } else if (output == "file") {
+                    options["output"] = "file";
+                    options["file"] = one_arg(d);
+                    log_file_options(d, options);
+                } else {
+                    throw d.error("log output \"" + output +
+                                  "\": not supported (use stderr, stdout or file PATH)");
+                }
+                no_block(d, "log output " + output);
+                mark(pointer + "/access_log/output", at);
+            } else if (option == "format") {
+                const std::string format = one_arg(d);
+                if (format != "console" && format != "json") {
+                    throw d.error("log format \"" + format +
+                                  "\": not supported (use console or json)");
+                }
+                options["format"] = format;
+                mark(pointer + "/access_log/format", at);
+            } else {
+                throw d.error("log: unknown option \"" + option + "\" (use output or format)");
+            }
+        }
+        state.access_log = true;
+    }
+
+    // The block of `output file PATH { ... }`, Caddy's file writer options that Spindle keeps.
+    void log_file_options(dispenser& d, json& options) {
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            if (option == "roll_size") {
+                options["roll_size"] = one_arg(d);
+            } else if (option == "roll_keep") {
+                options["roll_keep"] = integer_arg(d);
+            } else if (option == "roll_disabled") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                options["roll_disabled"] = true;
+            } else if (option == "roll_uncompressed" || option == "roll_local_time") {
+                // Rotated files are never compressed, and carry a number, not a time.
+                d.remaining_args();
+                warn(d, option +
+                            " has no effect: rotated files are kept uncompressed and "
+                            "numbered (FILE.1.log is the newest)");
+            } else {
+                throw d.error("log output file: unknown option \"" + option +
+                              "\" (use roll_size, roll_keep or roll_disabled)");
+            }
+        }
+    }
+
     void php_options(dispenser& d, const std::string& pointer, site_state& state,
                      bool is_php_server) {
         for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
@@ -738,10 +888,9 @@ class adapter {
                 mark(pointer + "/root", at);
             } else if (option == "index") {
                 const std::string index = one_arg(d);
-                if (index == "off") {
-                    throw d.error("index off: not supported; php_server needs an index file");
-                }
-                state.index = index;
+                // off: no directory index and no front controller, as FrankenPHP's php_server
+                // then adds no try_files rewrite.
+                state.index = index == "off" ? json(false) : json(index);
                 mark(pointer + "/index", at);
             } else if (option == "split" || option == "split_path") {
                 state.split = d.remaining_args();
@@ -771,10 +920,19 @@ class adapter {
             } else if (option == "follow_symlinks") {
                 follow_symlinks(d, pointer, state);
             } else if (option == "resolve_root_symlink") {
-                // The root is always resolved to its real path; "false" cannot be honoured.
-                if (d.next_arg() && d.val() != "true") {
-                    throw d.error("resolve_root_symlink: the root is always resolved");
+                // Without an argument: true, as in FrankenPHP.
+                bool resolve = true;
+                if (d.next_arg()) {
+                    if (d.val() != "true" && d.val() != "false") {
+                        throw d.error("resolve_root_symlink: use true or false");
+                    }
+                    resolve = d.val() == "true";
+                    if (d.next_arg()) {
+                        throw d.arg_error();
+                    }
                 }
+                state.resolve_root_symlink = resolve;
+                mark(pointer + "/resolve_root_symlink", at);
             } else {
                 throw d.error("unknown " + std::string(is_php_server ? "php_server" : "php") +
                               " option \"" + option + "\"");
@@ -1010,7 +1168,8 @@ class adapter {
     std::string file_;
     std::uint16_t http_port_ = 80;
     std::uint16_t https_port_ = 443;
-    bool https_redirects_ = true;  ///< auto_https neither off nor disable_redirects
+    bool https_redirects_ = true;      ///< auto_https neither off nor disable_redirects
+    bool php_before_respond_ = false;  ///< `order php_server before respond`
     std::vector<std::string> default_bind_;
 };
 

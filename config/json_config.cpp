@@ -425,11 +425,72 @@ class document_reader {
         return entry;
     }
 
+    // {"output": "stderr" | "stdout" | "file", "file", "roll_size", "roll_keep",
+    // "roll_disabled", "format"}
+    access_log_output access_log(const json& value, const std::string& pointer) const {
+        object(value, pointer,
+               {"output", "file", "roll_size", "roll_keep", "roll_disabled", "format"});
+        access_log_output out;
+        const std::string output =
+            value.contains("output") ? string(value["output"], child(pointer, "output")) : "stderr";
+        if (output == "stdout") {
+            out.to = access_log_output::destination::standard_output;
+        } else if (output == "file") {
+            out.to = access_log_output::destination::file;
+            if (!value.contains("file")) {
+                fail(pointer, "output \"file\" needs \"file\": the path to write to");
+            }
+            out.file = string(value["file"], child(pointer, "file"));
+            if (out.file.empty()) {
+                fail(child(pointer, "file"), "must not be empty");
+            }
+        } else if (output != "stderr") {
+            fail(child(pointer, "output"),
+                 "\"" + output + "\" is not an output (use stderr, stdout or file)");
+        }
+        if (value.contains("roll_size")) {
+            out.roll_size = size(value["roll_size"], child(pointer, "roll_size"));
+            if (out.roll_size == 0) {
+                fail(child(pointer, "roll_size"), "must be above 0");
+            }
+        }
+        if (value.contains("roll_keep")) {
+            out.roll_keep = integer(value["roll_keep"], child(pointer, "roll_keep"), 1, 100'000);
+        }
+        if (value.contains("roll_disabled")) {
+            out.roll = !boolean(value["roll_disabled"], child(pointer, "roll_disabled"));
+        }
+        if (value.contains("format")) {
+            out.format = string(value["format"], child(pointer, "format"));
+            if (out.format != "console" && out.format != "json") {
+                fail(child(pointer, "format"), "use console or json");
+            }
+        }
+        return out;
+    }
+
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"listen", "hosts", "root", "path_roots", "index", "php", "file_server", "try_files",
-                "split", "follow_symlinks", "env", "workers", "headers", "respond", "access_log",
-                "encode", "tls", "redirect_to_https"});
+               {"listen",
+                "hosts",
+                "root",
+                "path_roots",
+                "index",
+                "php",
+                "file_server",
+                "try_files",
+                "split",
+                "follow_symlinks",
+                "env",
+                "workers",
+                "headers",
+                "respond",
+                "respond_after_php",
+                "resolve_root_symlink",
+                "access_log",
+                "encode",
+                "tls",
+                "redirect_to_https"});
         site_config s;
         s.origin = where(pointer);
         if (value.contains("listen")) {
@@ -471,7 +532,10 @@ class document_reader {
                 s.path_roots.push_back(path_root_entry(value["path_roots"][i], child(at, i)));
             }
         }
-        if (value.contains("index")) {
+        if (value.contains("index") && value["index"] == false) {
+            // php_server's `index off`: no directory index, no front controller.
+            s.index.clear();
+        } else if (value.contains("index")) {
             s.index = string(value["index"], child(pointer, "index"));
             if (s.index.empty() || s.index.find('/') != std::string::npos ||
                 s.index.front() == '.') {
@@ -531,7 +595,18 @@ class document_reader {
                 s.responds.push_back(respond(value["respond"][i], child(at, i)));
             }
         }
-        if (value.contains("access_log")) {
+        if (value.contains("resolve_root_symlink")) {
+            s.resolve_root_symlink =
+                boolean(value["resolve_root_symlink"], child(pointer, "resolve_root_symlink"));
+        }
+        if (value.contains("respond_after_php")) {
+            s.respond_after_php =
+                boolean(value["respond_after_php"], child(pointer, "respond_after_php"));
+        }
+        if (value.contains("access_log") && value["access_log"].is_object()) {
+            s.access_log = true;
+            s.access_log_to = access_log(value["access_log"], child(pointer, "access_log"));
+        } else if (value.contains("access_log")) {
             s.access_log = boolean(value["access_log"], child(pointer, "access_log"));
         }
         if (value.contains("encode")) {
@@ -653,8 +728,8 @@ class document_reader {
 
     void php(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer,
-               {"num_threads", "max_wait_time", "max_queue", "ini_file", "ini", "workers",
-                "worker_restart_grace"});
+               {"num_threads", "max_wait_time", "max_queue", "max_requests", "ini_file", "ini",
+                "workers", "worker_restart_grace"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
@@ -666,6 +741,10 @@ class document_reader {
         if (value.contains("max_queue")) {
             config.max_queue =
                 integer(value["max_queue"], child(pointer, "max_queue"), 1, 1'000'000);
+        }
+        if (value.contains("max_requests")) {
+            config.max_requests =
+                integer(value["max_requests"], child(pointer, "max_requests"), 0, 1'000'000'000);
         }
         if (value.contains("ini_file")) {
             config.php_ini_file = string(value["ini_file"], child(pointer, "ini_file"));

@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "config/json_config.hpp"
 
@@ -22,6 +23,12 @@ void resolve_root(site_config& site) {
         throw located_error(site.origin,
                             "document root " + site.root + " is not a readable directory");
     }
+    // As FrankenPHP: the root resolved (the default), or kept as written, made absolute.
+    fs::path written = fs::absolute(site.root, ec).lexically_normal();
+    if (written.has_filename() == false && written.has_parent_path()) {
+        written = written.parent_path();
+    }
+    site.document_root = site.resolve_root_symlink ? root.string() : written.string();
     site.root = root.string();
     for (path_root& entry : site.path_roots) {
         const fs::path resolved = fs::canonical(entry.root, ec);
@@ -50,9 +57,30 @@ void resolve_worker_file(worker_config& worker, const std::string& root) {
     throw located_error(worker.origin, "worker file " + worker.file + " does not exist");
 }
 
-// Fills names and thread counts; returns the threads the workers take.
+// A worker's name for logs and metrics, unique in the server, as FrankenPHP makes it
+// (createUniqueWorkerName, caddy/app.go): the given name, else the absolute path of the file;
+// a name already taken is qualified with the site's name ("api.example.com:/app/worker.php"),
+// then numbered ("/app/worker.php_2"). So the same file serves two sites, one worker each, and
+// dashboards built for FrankenPHP find the labels they expect.
+std::string unique_worker_name(const worker_config& worker, const std::string& site_name,
+                               std::set<std::string>& names) {
+    const std::string base = worker.name.empty() ? worker.file : worker.name;
+    std::string name = base;
+    if (names.contains(name) && !site_name.empty()) {
+        name = site_name + ":" + base;
+    }
+    for (int suffix = 1; names.contains(name); ++suffix) {
+        name = base + "_" + std::to_string(suffix);
+    }
+    names.insert(name);
+    return name;
+}
+
+// Fills names and thread counts; returns the threads the workers take. `site_name` is the
+// site's first host or address, "" for the global workers.
 std::size_t resolve_workers(std::vector<worker_config>& workers, const std::string& root,
-                            std::size_t cores, std::set<std::string>& names) {
+                            const std::string& site_name, std::size_t cores,
+                            std::set<std::string>& names) {
     std::size_t threads = 0;
     std::set<std::string> files;
     for (worker_config& worker : workers) {
@@ -60,16 +88,7 @@ std::size_t resolve_workers(std::vector<worker_config>& workers, const std::stri
         if (!files.insert(worker.file).second) {
             throw located_error(worker.origin, "worker " + worker.file + " is declared twice");
         }
-        if (worker.name.empty()) {
-            // The URL path reads best in logs; two sites' /index.php workers need their paths.
-            worker.name = script_name_under(worker.file, root);
-            if (names.contains(worker.name)) {
-                worker.name = worker.file;
-            }
-        }
-        if (!names.insert(worker.name).second) {
-            throw located_error(worker.origin, "two workers are named " + worker.name);
-        }
+        worker.name = unique_worker_name(worker, site_name, names);
         if (worker.num == 0) {
             worker.num = 2 * cores;
         }
@@ -123,14 +142,26 @@ std::string describe(const listen_address& address, const std::string& host) {
     return (host.empty() ? std::string("any host") : "host " + host) + " on " + to_string(address);
 }
 
+std::vector<std::vector<worker_config>*> all_worker_lists(server_config& config) {
+    std::vector<std::vector<worker_config>*> lists{&config.workers};
+    for (site_config& site : config.sites) {
+        lists.push_back(&site.workers);
+    }
+    return lists;
+}
+
 }  // namespace
 
-std::string script_name_under(const std::string& file, const std::string& root) {
+bool is_under_root(const std::string& file, const std::string& root) {
     const fs::path relative = fs::path(file).lexically_relative(root);
-    if (relative.empty() || *relative.begin() == "..") {
+    return !relative.empty() && *relative.begin() != "..";
+}
+
+std::string script_name_under(const std::string& file, const std::string& root) {
+    if (!is_under_root(file, root)) {
         return "/" + fs::path(file).filename().string();
     }
-    return "/" + relative.string();
+    return "/" + fs::path(file).lexically_relative(root).string();
 }
 
 void resolve_config(server_config& config, std::size_t cores) {
@@ -155,11 +186,24 @@ void resolve_config(server_config& config, std::size_t cores) {
         }
     }
 
+    // FrankenPHP's global max_requests restarts classic and worker threads alike; a worker's
+    // own max_requests wins.
+    for (std::vector<worker_config>* list : all_worker_lists(config)) {
+        for (worker_config& worker : *list) {
+            if (worker.max_requests == 0) {
+                worker.max_requests = config.max_requests;
+            }
+        }
+    }
+
     std::set<std::string> names;
     std::size_t worker_threads =
-        resolve_workers(config.workers, config.sites.front().root, cores, names);
+        resolve_workers(config.workers, config.sites.front().root, "", cores, names);
     for (site_config& site : config.sites) {
-        worker_threads += resolve_workers(site.workers, site.root, cores, names);
+        const std::string site_name = !site.hosts.empty()    ? site.hosts.front()
+                                      : !site.listen.empty() ? to_string(site.listen.front())
+                                                             : std::string();
+        worker_threads += resolve_workers(site.workers, site.root, site_name, cores, names);
     }
 
     // At least one thread stays for classic scripts (every .php that is not a worker).

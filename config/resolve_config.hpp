@@ -17,4 +17,7 @@ void resolve_config(server_config& config, std::size_t cores);
 /// The URL path of a script: its place under `root`, or "/name" when it lives elsewhere.
 std::string script_name_under(const std::string& file, const std::string& root);
 
+/// Whether `file` lies under `root` (both absolute and normal).
+bool is_under_root(const std::string& file, const std::string& root);
+
 }  // namespace spindle::config

@@ -70,6 +70,19 @@ struct worker_config {
     source_location origin;
 };
 
+/// Where a site's access log goes and how it reads (Caddy's `log { output ... format ... }`).
+struct access_log_output {
+    enum class destination { standard_error, standard_output, file };
+    destination to = destination::standard_error;
+    std::string file;  ///< with destination::file
+    /// A file is rotated once it would grow past roll_size, and roll_keep rotated files are
+    /// kept; Caddy's defaults. roll = false (roll_disabled): one file that only grows.
+    std::uint64_t roll_size = 100ULL * 1024 * 1024;
+    std::size_t roll_keep = 10;
+    bool roll = true;
+    std::string format = "console";  ///< or "json": one JSON object per line
+};
+
 /// A response header change applied to every response of a site (Caddy's `header`).
 struct header_rule {
     enum class op { set, add, remove };
@@ -129,12 +142,18 @@ struct site_config {
     std::vector<listen_address> listen{{"", 8080}};
     /// Host header values (without port, lower case) this site answers; empty: any host.
     std::vector<std::string> hosts;
-    std::string root = ".";  ///< document root, made absolute by resolve_config()
+    std::string root = ".";  ///< document root, made canonical by resolve_config()
+    /// false (`resolve_root_symlink false`): PHP sees the root as written (made absolute), not
+    /// the directory a symlink in it leads to, in DOCUMENT_ROOT and SCRIPT_FILENAME.
+    bool resolve_root_symlink = true;
+    /// DOCUMENT_ROOT as PHP sees it: `root`, or the root as written when resolve_root_symlink
+    /// is false. Filled by resolve_config().
+    std::string document_root;
     /// Roots for some request paths, over `root`; the longest matching pattern wins.
     std::vector<path_root> path_roots;
-    std::string index = "index.php";
-    bool php = true;          ///< run .php files (php_server, php)
-    bool file_server = true;  ///< serve the other files under root
+    std::string index = "index.php";  ///< empty: `index off`
+    bool php = true;                  ///< run .php files (php_server, php)
+    bool file_server = true;          ///< serve the other files under root
     /// try_files candidates ({path} placeholders, a trailing "/" for directories, "=404");
     /// empty: php_server's own {path} {path}/{index} {index}.
     std::vector<std::string> try_files;
@@ -145,7 +164,11 @@ struct site_config {
     std::vector<worker_config> workers;  ///< this site's worker groups
     std::vector<header_rule> headers;
     std::vector<respond_rule> responds;
+    /// `order php_server before respond`: PHP (worker `match` included) answers first and the
+    /// respond rules only see what it leaves unanswered; false: respond rules first.
+    bool respond_after_php = false;
     bool access_log = false;              ///< log every request of this site (Caddy's `log`)
+    access_log_output access_log_to;      ///< where, when access_log
     std::optional<encode_config> encode;  ///< response compression; nullopt: off
     /// Needed by, and only by, a site with https:// addresses in `listen`.
     std::optional<tls_config> tls;
@@ -163,8 +186,12 @@ struct server_config {
     std::size_t io_threads = 0;   ///< I/O threads; 0 = half the CPU cores, at least 1
     std::chrono::milliseconds max_wait_time{30'000};  ///< queued request deadline -> 503
     std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
-    std::optional<std::string> php_ini_file;          ///< replaces php.ini lookup
-    string_pairs php_ini;                             ///< extra ini settings
+    /// After this many requests a PHP thread's whole PHP state is freed and made afresh (the
+    /// global `frankenphp { max_requests }`): classic threads, and every worker that sets no
+    /// max_requests of its own. 0 = never.
+    std::uint64_t max_requests = 0;
+    std::optional<std::string> php_ini_file;  ///< replaces php.ini lookup
+    string_pairs php_ini;                     ///< extra ini settings
     /// Worker groups shared by every site (the global `frankenphp { worker }`).
     std::vector<worker_config> workers;
     /// Environment entries every script sees ($_SERVER, $_ENV, getenv()), over the process's.

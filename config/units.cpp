@@ -176,8 +176,10 @@ std::chrono::milliseconds parse_duration(std::string_view text) {
         }
         total += *part;
     }
+    // Caddy takes any positive duration (FrankenPHP's tests set max_wait_time 1ns); Spindle's
+    // timers count milliseconds, so a positive duration below one is one: still "not zero".
     if (total > 0 && total < nanoseconds_per_millisecond) {
-        fail(what, text, "below the 1ms resolution");
+        return std::chrono::milliseconds{1};
     }
     return std::chrono::milliseconds{
         static_cast<std::chrono::milliseconds::rep>(total / nanoseconds_per_millisecond)};

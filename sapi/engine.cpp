@@ -140,13 +140,29 @@ void on_vm_interrupt(zend_execute_data* execute_data) {
     }
 }
 
+// The environment $_SERVER starts from: the request's site's, for a worker's request too. A
+// worker's own env is in its script's environment (getenv(), $_ENV) and in the $_SERVER it
+// boots with, not in its requests' $_SERVER: FrankenPHP's worker tests read it that way
+// (TestWorkerEnv, TestWorkerGetOpt), and a request then sees the same $_SERVER whether a
+// worker or a classic script answers it.
+const env_snapshot& server_environment() noexcept {
+    if (thread_slot != nullptr && thread_slot->worker != nullptr && thread_slot->req != nullptr &&
+        thread_slot->req != thread_slot->boot_request) {
+        return *environments[thread_slot->req->env_index];
+    }
+    return current_environment();
+}
+
 // php_import_environment_variables: $_ENV, and $_SERVER's environment part when the slot's
 // own copy cannot be used (sapi_module.cpp). A classic request's $_ENV starts from the
 // thread's copy of the environment (env_arrays.hpp).
 void import_environment(zval* array) {
+    if (array != &PG(http_globals)[TRACK_VARS_ENV]) {
+        server_environment().import_into(array);
+        return;
+    }
     const env_snapshot& environment = current_environment();
     if (thread_slot != nullptr && thread_slot->req != nullptr && thread_slot->worker == nullptr &&
-        array == &PG(http_globals)[TRACK_VARS_ENV] &&
         thread_slot->classic_env_arrays.lend_env(array, environment)) {
         return;
     }
@@ -258,6 +274,17 @@ bool execute_file(const std::string& path) noexcept {
     return !(PG(last_error_message) != nullptr && (PG(last_error_type) & fatal) != 0);
 }
 
+// A bailout (max_execution_time, a fatal error) inside a user session save handler skips
+// ps_call_handler()'s reset of PS(in_save_handler) (ext/session/mod_user.c). The session's
+// request shutdown then refuses to call the handler's close() ("Cannot call session save
+// handler in a recursive manner"), and whatever the handler holds stays held: a files session
+// wrapped by SessionHandler keeps its flock() for the life of the thread, and every later
+// request for that session waits on it (FrankenPHP issue #2368). php-fpm never sees it
+// because it kills a timed-out process. No save handler is running any more at this point.
+void leave_session_save_handler() noexcept {
+    PS(in_save_handler) = 0;
+}
+
 }  // namespace
 
 slot_context* current_slot() noexcept {
@@ -305,6 +332,17 @@ void bind_request(slot_context& ctx, request& req) noexcept {
         // Fills SG(request_info).auth_user/auth_password (emalloc'd; sapi_deactivate frees them).
         php_handle_auth_data(auth->value.c_str());
     }
+}
+
+void complete_response(slot_context& ctx, bool script_failed) noexcept {
+    if (ctx.finished) {
+        return;
+    }
+    if (ctx.response_done != nullptr && *ctx.response_done) {
+        (*ctx.response_done)();
+    }
+    ctx.req->sink->finish(script_failed);
+    ctx.finished = true;
 }
 
 void unbind_request(slot_context& ctx) noexcept {
@@ -453,9 +491,10 @@ const char* engine::php_version() noexcept {
     return PHP_VERSION;
 }
 
-void engine::run_script(request& req) noexcept {
+void engine::run_script(request& req, const std::function<void()>& response_done) noexcept {
     slot_context& ctx = *thread_slot;
     bind_request(ctx, req);
+    ctx.response_done = &response_done;
 
     bool failed = false;
     if (php_request_startup() == SUCCESS) {
@@ -472,13 +511,12 @@ void engine::run_script(request& req) noexcept {
         spdlog::get("sapi")->error("[slot {} req {}] PHP request start-up failed", ctx.index,
                                    req.id);
     }
+    leave_session_save_handler();
     php_request_shutdown(nullptr);
     spindle_leave_script_directory();
 
-    if (!ctx.finished) {
-        req.sink->finish(failed);
-        ctx.finished = true;
-    }
+    complete_response(ctx, failed);
+    ctx.response_done = nullptr;
     unbind_request(ctx);
     // putenv() lasts one classic request.
     ctx.env_overlay.clear();
@@ -504,6 +542,7 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
 
     ctx.worker = &script;
     ctx.hooks = &hooks;
+    ctx.response_done = &hooks.response_done;
     ctx.boot_request = &boot;
     ctx.worker_ready = false;
     ctx.in_worker_request = false;
@@ -529,8 +568,9 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     outcome.reached_handle_request = ctx.worker_ready;
     outcome.exit_status = EG(exit_status);
 
-    // A crash inside a handler leaves that request open: the shutdown below flushes its output,
-    // then it is finished as failed (500 while nothing was sent yet).
+    // A crash or exit() inside a handler leaves that request open: the shutdown below runs the
+    // shutdown functions and destructors and flushes their output into it, then it is finished,
+    // as failed (500 while nothing was sent yet) after a fatal error.
     request* open_request = ctx.in_worker_request ? ctx.req : nullptr;
     if (ctx.kept_server != nullptr) {
         zend_array_release(ctx.kept_server);
@@ -538,14 +578,15 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     }
     // Some keys may live in this script's request memory, which the shutdown frees.
     release_server_keys(ctx.server_keys);
+    leave_session_save_handler();
     php_request_shutdown(nullptr);
     // Shutdown functions ran under the request's limit; the next boot starts without one.
     watchdog->disarm(ctx.index);
     ctx.php_timer_armed = false;
-    if (open_request != nullptr && !ctx.finished) {
-        open_request->sink->finish(true);
-        ctx.finished = true;
+    if (open_request != nullptr) {
+        complete_response(ctx, outcome.failed);
     }
+    ctx.response_done = nullptr;
     unbind_request(ctx);
     ctx.worker = nullptr;
     ctx.hooks = nullptr;

@@ -53,8 +53,10 @@ class engine {
 
     /// Runs `req.script_filename` as one classic request on the calling slot thread:
     /// request start-up, execution, shutdown. The response is complete (sink finished) when it
-    /// returns. Never throws; PHP errors become a 500 and a log line.
-    void run_script(request& req) noexcept;
+    /// returns; `response_done` runs on this thread just before it is completed, so that what
+    /// counts the request has counted it before the client can see the response. Never
+    /// throws; PHP errors become a 500 and a log line.
+    void run_script(request& req, const std::function<void()>& response_done) noexcept;
 
     /// Runs a worker script once on the calling slot thread: it boots, then serves the requests
     /// `hooks.next_request` hands it through frankenphp_handle_request() until that returns

@@ -32,17 +32,16 @@ ZEND_FUNCTION(spindle_putenv) {
     ZEND_PARSE_PARAMETERS_END();
 
     std::string_view text(ZSTR_VAL(assignment), ZSTR_LEN(assignment));
-    auto equals = text.find('=');
-    std::string_view name = text.substr(0, equals);
-    if (name.empty()) {
+    if (text.empty() || text.front() == '=') {
         zend_argument_value_error(1, "must have a valid syntax");
         RETURN_THROWS();
     }
-    if (name.find('\0') != std::string_view::npos) {
-        // No environment name holds a NUL: refused without an exception, as FrankenPHP's
-        // putenv() refuses it (PHP's own cuts the C string there and sets nothing).
-        RETURN_FALSE;
-    }
+    // PHP's putenv() looks for '=' with strchr() and hands the string to the C library's
+    // putenv() (ext/standard/basic_functions.c), both of which stop at the first NUL:
+    // "A\0B=1" unsets "A" and returns true. FrankenPHP cuts it there too.
+    text = text.substr(0, text.find('\0'));
+    auto equals = text.find('=');
+    std::string_view name = text.substr(0, equals);
     slot_context* ctx = current_slot();
     if (ctx == nullptr) {
         RETURN_FALSE;

@@ -27,8 +27,7 @@ void finish_request(zval* return_value) {
     }
     php_output_end_all();
     php_header();
-    ctx->req->sink->finish(false);
-    ctx->finished = true;
+    complete_response(*ctx, false);
     RETURN_TRUE;
 }
 
@@ -137,10 +136,9 @@ PHP_FUNCTION(frankenphp_handle_request) {
 
     slot_context* ctx = current_slot();
     if (ctx == nullptr || ctx->worker == nullptr) {
+        // FrankenPHP's message, word for word: its tests and apps' error handling match on it.
         zend_throw_exception(spl_ce_RuntimeException,
-                             "frankenphp_handle_request() is only available in worker mode "
-                             "(start the script with --worker)",
-                             0);
+                             "frankenphp_handle_request() called while not in worker mode", 0);
         RETURN_THROWS();
     }
     if (ctx->in_worker_request) {

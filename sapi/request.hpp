@@ -60,8 +60,8 @@ struct request {
     std::string remote_addr;
     std::uint16_t remote_port = 0;
     std::string server_addr;
-    std::uint16_t server_port = 0;
-    std::string server_name;  ///< Host header without port, or the listen address
+    std::uint16_t server_port = 0;  ///< SERVER_PORT: the Host header's port, else the scheme's
+    std::string server_name;        ///< Host header without port, or the listen address
     bool is_https = false;
     /// With is_https: the negotiated protocol ("TLSv1.3") and cipher suite, as OpenSSL names
     /// them; views of OpenSSL's static tables, valid for the whole process.

@@ -48,6 +48,15 @@ int on_activate() noexcept {
     return SUCCESS;
 }
 
+// Output after frankenphp_finish_request() goes nowhere; if the client left before the
+// response could reach it, the script learns it here as it would from a failed write.
+void note_abort_after_finish(const slot_context& ctx) noexcept {
+    if ((PG(connection_status) & PHP_CONNECTION_ABORTED) == 0 && ctx.req->sink->is_aborted()) {
+        // Bails out (longjmp) unless ignore_user_abort; nothing with a destructor is alive here.
+        php_handle_aborted_connection();
+    }
+}
+
 size_t on_ub_write(const char* str, size_t length) noexcept {
     slot_context* ctx = context();
     if (ctx == nullptr || ctx->req == nullptr) {
@@ -56,7 +65,9 @@ size_t on_ub_write(const char* str, size_t length) noexcept {
         return length;
     }
     if (ctx->finished) {
-        // After frankenphp_finish_request(): the client already has its complete response.
+        // After frankenphp_finish_request(): the client already has its complete response,
+        // unless it left before that; connection_status() then says so, as in FrankenPHP.
+        note_abort_after_finish(*ctx);
         return length;
     }
     bool delivered = ctx->req->sink->write(std::string_view(str, length));
@@ -69,7 +80,11 @@ size_t on_ub_write(const char* str, size_t length) noexcept {
 
 void on_flush(void* server_context) noexcept {
     auto* ctx = static_cast<slot_context*>(server_context);
-    if (ctx == nullptr || ctx->req == nullptr || ctx->finished) {
+    if (ctx == nullptr || ctx->req == nullptr) {
+        return;
+    }
+    if (ctx->finished) {
+        note_abort_after_finish(*ctx);
         return;
     }
     // PHP flushes before headers are out in some paths (flush() on an empty buffer).

@@ -10,15 +10,15 @@ namespace {
 
 // In server_key order.
 constexpr std::array<std::string_view, static_cast<std::size_t>(server_key::count)> key_names = {
-    "FRANKENPHP_WORKER", "SERVER_SOFTWARE", "GATEWAY_INTERFACE", "SERVER_PROTOCOL",
-    "REQUEST_SCHEME",    "HTTPS",           "SSL_PROTOCOL",      "SSL_CIPHER",
-    "SERVER_NAME",       "SERVER_ADDR",     "SERVER_PORT",       "REMOTE_ADDR",
-    "REMOTE_HOST",       "REMOTE_PORT",     "REQUEST_METHOD",    "REQUEST_URI",
-    "QUERY_STRING",      "DOCUMENT_ROOT",   "DOCUMENT_URI",      "SCRIPT_FILENAME",
-    "SCRIPT_NAME",       "PATH_INFO",       "PATH_TRANSLATED",   "PHP_SELF",
-    "CONTENT_TYPE",      "CONTENT_LENGTH",  "AUTH_TYPE",         "REMOTE_USER",
-    "PHP_AUTH_USER",     "PHP_AUTH_PW",     "PHP_AUTH_DIGEST",   "REQUEST_TIME_FLOAT",
-    "REQUEST_TIME",
+    "FRANKENPHP_WORKER",  "SERVER_SOFTWARE", "GATEWAY_INTERFACE", "SERVER_PROTOCOL",
+    "REQUEST_SCHEME",     "HTTPS",           "SSL_PROTOCOL",      "SSL_CIPHER",
+    "SERVER_NAME",        "SERVER_ADDR",     "SERVER_PORT",       "REMOTE_ADDR",
+    "REMOTE_HOST",        "REMOTE_PORT",     "REQUEST_METHOD",    "REQUEST_URI",
+    "QUERY_STRING",       "DOCUMENT_ROOT",   "DOCUMENT_URI",      "SCRIPT_FILENAME",
+    "SCRIPT_NAME",        "PATH_INFO",       "PATH_TRANSLATED",   "PHP_SELF",
+    "CONTENT_TYPE",       "CONTENT_LENGTH",  "AUTH_TYPE",         "REMOTE_IDENT",
+    "REMOTE_USER",        "PHP_AUTH_USER",   "PHP_AUTH_PW",       "PHP_AUTH_DIGEST",
+    "REQUEST_TIME_FLOAT", "REQUEST_TIME",
 };
 static_assert(key_names.back() == "REQUEST_TIME", "one name per server_key, in order");
 

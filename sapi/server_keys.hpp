@@ -40,6 +40,7 @@ enum class server_key : std::uint8_t {
     content_type,
     content_length,
     auth_type,
+    remote_ident,
     remote_user,
     // Added by PHP itself after the SAPI's variables (php_register_server_variables); worker
     // mode adds them the same way.

@@ -225,20 +225,21 @@ void add_request_variables(slot_context& ctx, variable_writer& out) noexcept {
     const request& req = *ctx.req;
     const std::vector<header>& headers = req.headers;
 
-    // The worker's env is part of its environment snapshot, imported before this.
-    if (ctx.worker != nullptr) {
+    // Only while the script boots, as in FrankenPHP: that is how a script written in its
+    // executor pattern tells that it runs as a worker. A request's $_SERVER has no
+    // FRANKENPHP_WORKER, so code run by the handler behaves as it would in a classic script.
+    if (ctx.worker != nullptr && ctx.req == ctx.boot_request) {
         out.add(server_key::frankenphp_worker, "1");
     }
     out.add(server_key::server_software, "Spindle/" SPINDLE_VERSION);
     out.add(server_key::gateway_interface, "CGI/1.1");
     out.add(server_key::server_protocol, req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
     out.add(server_key::request_scheme, req.is_https ? "https" : "http");
-    if (req.is_https) {
-        // What Apache's mod_ssl and nginx's fastcgi_params give PHP; apps log or check them.
-        out.add(server_key::https, "on");
-        out.add(server_key::ssl_protocol, req.tls_protocol);
-        out.add(server_key::ssl_cipher, req.tls_cipher);
-    }
+    // What Apache's mod_ssl names; FrankenPHP defines them empty on plain HTTP, and so do we:
+    // `!empty($_SERVER['HTTPS'])`, the usual test, reads them the same either way.
+    out.add(server_key::https, req.is_https ? "on" : "");
+    out.add(server_key::ssl_protocol, req.is_https ? req.tls_protocol : "");
+    out.add(server_key::ssl_cipher, req.is_https ? req.tls_cipher : "");
     out.add(server_key::server_name, req.server_name);
     out.add(server_key::server_addr, req.server_addr);
     out.add_number(server_key::server_port, req.server_port);
@@ -264,8 +265,11 @@ void add_request_variables(slot_context& ctx, variable_writer& out) noexcept {
     } else {
         out.add(server_key::content_length, "");
     }
+    // Empty, as FrankenPHP sets them: no authentication is done by the server, and no ident
+    // lookup (RFC 1413).
+    out.add(server_key::auth_type, "");
+    out.add(server_key::remote_ident, "");
     if (SG(request_info).auth_user != nullptr) {
-        out.add(server_key::auth_type, "Basic");
         // The Basic user, as nginx's fastcgi_params and FrankenPHP pass it.
         out.add(server_key::remote_user, SG(request_info).auth_user);
     }

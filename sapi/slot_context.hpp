@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,11 +25,14 @@ namespace spindle::sapi {
 /// of a request, so every callback reaches its request in one load, without a lookup or lock.
 /// Touched only by the slot's own thread.
 struct slot_context {
-    std::size_t index = 0;      ///< the slot's index
-    void* tsrm_ls = nullptr;    ///< the thread's TSRM storage, for interrupt() from other threads
-    pthread_t thread{};         ///< the slot thread, for interrupt()
-    request* req = nullptr;     ///< the request being served; null between requests
-    bool finished = false;      ///< the response was completed (finish_request or end)
+    std::size_t index = 0;    ///< the slot's index
+    void* tsrm_ls = nullptr;  ///< the thread's TSRM storage, for interrupt() from other threads
+    pthread_t thread{};       ///< the slot thread, for interrupt()
+    request* req = nullptr;   ///< the request being served; null between requests
+    bool finished = false;    ///< the response was completed (finish_request or end)
+    /// Called just before a response is completed (engine::run_script, worker_hooks); null
+    /// when nothing needs to know.
+    const std::function<void()>* response_done = nullptr;
     std::string cookies;        ///< Cookie header values joined with "; " (read_cookies)
     std::string status_reason;  ///< scratch for the reason phrase of a custom status line
     memory_use last_memory;     ///< Zend memory as the last request ended (admin /threads)
@@ -45,6 +49,9 @@ struct slot_context {
     /// The worker's $_SERVER, kept between its requests so the environment part is not
     /// rebuilt each time; null when there is none to reuse.
     _zend_array* kept_server = nullptr;
+    /// The environment (request::env_index) kept_server's environment part came from: a
+    /// worker serving several sites reuses it only for requests of the same environment.
+    std::size_t kept_server_env = 0;
     /// Keys the request put into kept_server, in order, each holding a reference (removed
     /// before the next request's; see release_server_keys).
     std::vector<_zend_string*> server_keys;
@@ -72,6 +79,10 @@ void bind_request(slot_context& ctx, request& req) noexcept;
 
 /// Clears what bind_request() set, after the request's shutdown. Slot thread.
 void unbind_request(slot_context& ctx) noexcept;
+
+/// Completes the response of the request the slot serves, once: tells response_done, then
+/// the sink. `script_failed` as output_sink::finish. Slot thread.
+void complete_response(slot_context& ctx, bool script_failed) noexcept;
 
 /// A worker request starts: it must end within max_execution_time (EG(timeout_seconds)) from
 /// now, a deadline kept by the engine's watchdog rather than PHP's timer. Slot thread.

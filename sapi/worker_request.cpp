@@ -74,7 +74,8 @@ void build_server_array(slot_context& ctx) {
     zend_array* kept = ctx.kept_server;
     zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
     if (kept != nullptr && GC_REFCOUNT(kept) == 1 && !PG(register_argc_argv) &&
-        Z_TYPE_P(server) == IS_UNDEF && variables_order_has_server()) {
+        Z_TYPE_P(server) == IS_UNDEF && variables_order_has_server() &&
+        ctx.kept_server_env == ctx.req->env_index) {
         // The input filter registers into PG(http_globals)[TRACK_VARS_SERVER]: set it first.
         ZVAL_ARR(server, kept);
         reuse_server_variables(ctx, kept, ctx.server_keys);
@@ -100,7 +101,36 @@ void build_server_array(slot_context& ctx) {
     if (Z_TYPE_P(server) == IS_ARRAY) {
         note_engine_server_variables(ctx.server_keys);
         ctx.kept_server = Z_ARR_P(server);
+        ctx.kept_server_env = ctx.req->env_index;
         GC_ADDREF(ctx.kept_server);
+    }
+}
+
+// php_hash_environment() for a worker request, except that $_ENV is left alone. It is built
+// once per run of the script (the environment does not change), and what the script put in
+// it at boot must stay: re-arming it would make the next file compiled that reads $_ENV
+// rebuild it from the environment (auto_globals_jit, php_auto_globals_create_env()) and the
+// script's own entries would be gone for that request and every later one. FrankenPHP skips
+// $_ENV the same way (frankenphp_reset_super_globals).
+void activate_request_globals() {
+    zval* entry = nullptr;
+    ZEND_HASH_MAP_FOREACH_VAL(CG(auto_globals), entry) {
+        auto* auto_global = static_cast<zend_auto_global*>(Z_PTR_P(entry));
+        if (zend_string_equals(auto_global->name, ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_ENV))) {
+            continue;
+        }
+        // As zend_activate_auto_globals() (Zend/zend_compile.c).
+        if (auto_global->jit) {
+            auto_global->armed = 1;
+        } else if (auto_global->auto_global_callback != nullptr) {
+            auto_global->armed = auto_global->auto_global_callback(auto_global->name);
+        } else {
+            auto_global->armed = 0;
+        }
+    }
+    ZEND_HASH_FOREACH_END();
+    if (PG(register_argc_argv)) {
+        php_build_argv(SG(request_info).query_string, &PG(http_globals)[TRACK_VARS_SERVER]);
     }
 }
 
@@ -133,15 +163,17 @@ bool start_request(slot_context& ctx) noexcept {
         } else if (PG(implicit_flush)) {
             php_output_set_implicit_flush(1);
         }
-        // php_hash_environment() forgets the previous superglobals without releasing them;
-        // release them first or every request leaks its $_GET, $_POST, $_COOKIE, $_FILES...
-        for (zval& global : PG(http_globals)) {
-            zval_ptr_dtor(&global);
-            ZVAL_UNDEF(&global);
+        // The previous request's superglobals, released or every request leaks its $_GET,
+        // $_POST, $_COOKIE, $_FILES... (php_hash_environment() would forget them).
+        for (int track = 0; track < NUM_TRACK_VARS; ++track) {
+            if (track != TRACK_VARS_ENV) {
+                zval_ptr_dtor(&PG(http_globals)[track]);
+                ZVAL_UNDEF(&PG(http_globals)[track]);
+            }
         }
         // The global scope's $_SERVER too, so that ctx.kept_server may be left with one owner.
         zend_hash_del(&EG(symbol_table), ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
-        php_hash_environment();
+        activate_request_globals();
         // $_SERVER and $_REQUEST are just-in-time globals, built when a script is compiled;
         // the handler is long compiled, so build them now.
         build_server_array(ctx);
@@ -155,12 +187,39 @@ bool start_request(slot_context& ctx) noexcept {
     return ok;
 }
 
-// Completes the response and resets what belongs to the request.
-void end_request(slot_context& ctx) noexcept {
+// Writes and closes the request's session before the session module's request shutdown
+// does, so that a bailout inside the save handler (the request's max_execution_time running
+// out in write(), a fatal error) is seen here. Left to that shutdown, the bailout would leave
+// PS(in_save_handler) set and the shutdown would refuse to call the handler's close(): the
+// session's lock stays held for the life of the thread (see leave_session_save_handler() in
+// engine.cpp). True when the handler bailed out.
+bool close_session() noexcept {
+    if (PS(session_status) != php_session_active) {
+        return false;
+    }
+    volatile bool bailed_out = false;
+    zend_try {
+        php_session_flush(1);
+    }
+    zend_catch {
+        bailed_out = true;
+        // Not written, and it must not be written again by the module's shutdown.
+        PS(session_status) = php_session_none;
+    }
+    zend_end_try();
+    PS(in_save_handler) = 0;
+    return bailed_out;
+}
+
+// Completes the response and resets what belongs to the request. True when a session save
+// handler bailed out meanwhile: the PHP stack it ran on was abandoned by the longjmp, so the
+// script must not run on (the caller bails out once the response is complete).
+bool end_request(slot_context& ctx) noexcept {
     zend_try {
         php_output_end_all();
     }
     zend_end_try();
+    const bool session_failed = close_session();
     session_save_handler save_handler;
     keep_save_handler(save_handler);
     zend_try {
@@ -173,10 +232,7 @@ void end_request(slot_context& ctx) noexcept {
         php_output_deactivate();
     }
     zend_end_try();
-    if (!ctx.finished) {
-        ctx.req->sink->finish(false);
-        ctx.finished = true;
-    }
+    complete_response(ctx, false);
     // $_SESSION outlives the session module's request state in the global symbol table:
     // without this the next request would see this one's session data.
     zend_hash_str_del(&EG(symbol_table), "_SESSION", sizeof("_SESSION") - 1);
@@ -196,6 +252,7 @@ void end_request(slot_context& ctx) noexcept {
     // What stays is the resident script's own memory; the next request's peak starts there.
     ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};
     zend_memory_reset_peak_usage();
+    return session_failed;
 }
 
 }  // namespace
@@ -205,7 +262,9 @@ bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
     if (!ctx.worker_ready) {
         // The first call ends the boot pseudo-request the script started in.
         ctx.worker_ready = true;
-        end_request(ctx);
+        if (end_request(ctx)) {
+            zend_bailout();
+        }
     }
     ctx.req = ctx.boot_request;
     request* next = ctx.hooks->next_request();
@@ -226,13 +285,15 @@ bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
             zval_ptr_dtor(&result);
         }
         handler->retval = nullptr;
-        // exit() unwinds as a special exception: the request completes normally below and the
-        // unwinding then ends the script, which restarts.
-        if (EG(exception) != nullptr && !zend_is_unwind_exit(EG(exception)) &&
-            !zend_is_graceful_exit(EG(exception))) {
+        if (EG(exception) != nullptr) {
             // An uncaught exception ends the worker as it would end a classic script: logged as
-            // a fatal error, 500 to the client, and the script restarts. zend_exception_error()
-            // adds E_DONT_BAIL in PHP 8, so bail out explicitly (FrankenPHP does the same).
+            // a fatal error, 500 to the client, and the script restarts. exit() unwinds as a
+            // special exception that zend_exception_error() just releases. Either way the
+            // request stays open while the script's request shutdown (engine::run_worker)
+            // runs its shutdown functions and destructors, so what they print and the status
+            // they set reach this response, as for a classic script ending in exit(): Symfony's
+            // dd() prints its dump from a destructor after exit(1). zend_exception_error() adds
+            // E_DONT_BAIL in PHP 8, so bail out explicitly (FrankenPHP does the same).
             zend_exception_error(EG(exception), E_ERROR);
             zend_bailout();
         }
@@ -240,7 +301,9 @@ bool handle_worker_request(slot_context& ctx, zend_fcall_info* handler,
         spdlog::get("sapi")->error("[slot {} req {}] worker request start-up failed", ctx.index,
                                    next->id);
     }
-    end_request(ctx);
+    if (end_request(ctx)) {
+        zend_bailout();
+    }
     ctx.in_worker_request = false;
     bind_request(ctx, *ctx.boot_request);
     return true;

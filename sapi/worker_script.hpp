@@ -25,6 +25,9 @@ struct worker_hooks {
     /// (shutdown, restart, max_requests). Runs on the slot thread, inside
     /// frankenphp_handle_request(). The request stays valid until the next call.
     std::function<request*()> next_request;
+    /// Runs on the slot thread just before each request's response is completed (see
+    /// engine::run_script).
+    std::function<void()> response_done;
 };
 
 /// How one run of a worker script ended.

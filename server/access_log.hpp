@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace spindle::server {
@@ -22,7 +23,11 @@ struct access_entry {
     std::string_view outcome;  ///< "" or why the response ended early ("aborted")
 };
 
-/// Writes one line to the "access" logger:
+/// The name of the logger a site's access log goes to when its `log` names an output of its
+/// own ("access:" + site name); otherwise the lines go to the "access" logger.
+std::string access_logger_name(std::string_view site);
+
+/// Writes one line to the site's access logger, or the "access" logger:
 ///   127.0.0.1 "GET /?q=1 HTTP/1.1" 200 153 0.412ms site req=42 slot=3
 /// Called by the I/O thread for what it wrote, and by a PHP slot thread for a response it
 /// wrote itself (php_exchange); the logger's sink is thread-safe.

@@ -20,6 +20,9 @@ struct group_figures {
     std::uint64_t total = 0;
     std::uint64_t busy = 0;
     std::uint64_t ready = 0;  ///< reached frankenphp_handle_request(): ready or busy
+    /// Running its script, idle or not (booting, ready, busy, draining): FrankenPHP counts a
+    /// worker thread busy for as long as its script runs.
+    std::uint64_t running = 0;
     std::uint64_t crashes = 0;
     std::uint64_t restarts = 0;
     std::uint64_t never_booted = 0;
@@ -35,6 +38,11 @@ std::vector<group_figures> figures_of(const worker::pool& pool) {
         ++g.total;
         g.busy += state == worker::slot_state::busy ? 1 : 0;
         g.ready += state == worker::slot_state::busy || state == worker::slot_state::ready ? 1 : 0;
+        g.running += state == worker::slot_state::booting || state == worker::slot_state::ready ||
+                             state == worker::slot_state::busy ||
+                             state == worker::slot_state::draining
+                         ? 1
+                         : 0;
         g.crashes += s->crashes();
         g.restarts += s->restarts();
         g.never_booted += s->boots() == 0 ? 1 : 0;
@@ -77,15 +85,23 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
     const std::vector<group_figures> groups = figures_of(pool);
     prometheus_writer w;
 
-    // FrankenPHP's families: same names, types and labels, so its dashboards work.
-    std::uint64_t busy = 0;
-    for (const group_figures& g : groups) {
-        busy += g.busy;
+    // FrankenPHP's families: same names, types, labels and meanings, so its dashboards work.
+    // Its busy threads are the classic threads serving a request plus every worker thread
+    // whose script runs, idle or not (metrics.go: StartWorker to StopWorker);
+    // spindle_busy_threads counts the threads serving a request.
+    std::uint64_t serving = 0;
+    std::uint64_t busy = groups.front().busy;
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        serving += groups[i].busy;
+        busy += i > 0 ? groups[i].running : 0;
     }
-    w.family("frankenphp_total_threads", metric_type::counter, "Total number of PHP threads");
+    w.family("frankenphp_total_threads", metric_type::gauge, "Total number of PHP threads");
     w.sample("frankenphp_total_threads", {}, static_cast<std::uint64_t>(pool.slots().size()));
     w.family("frankenphp_busy_threads", metric_type::gauge, "Number of busy PHP threads");
     w.sample("frankenphp_busy_threads", {}, busy);
+    w.family("spindle_busy_threads", metric_type::gauge,
+             "PHP threads serving a request now (an idle worker thread is not counted)");
+    w.sample("spindle_busy_threads", {}, serving);
     w.family("frankenphp_queue_depth", metric_type::gauge, "Number of regular queued requests");
     w.sample("frankenphp_queue_depth", {}, static_cast<std::uint64_t>(groups.front().queued));
 
@@ -114,20 +130,19 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
             w.sample(family.name, {{"worker", pool.group_name(i)}}, groups[i].*family.field);
         }
     }
-    w.family("frankenphp_worker_request_time", metric_type::counter,
-             "Seconds spent processing requests by all workers");
+    // These three have no help text in FrankenPHP (metrics.go); tests and tools that compare
+    // its exposition text compare that too. operations.md describes them.
+    w.family("frankenphp_worker_request_time", metric_type::counter, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
         w.sample("frankenphp_worker_request_time", {{"worker", pool.group_name(i)}},
                  groups[i].durations.sum_seconds());
     }
-    w.family("frankenphp_worker_request_count", metric_type::counter,
-             "Number of requests processed by all workers");
+    w.family("frankenphp_worker_request_count", metric_type::counter, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
         w.sample("frankenphp_worker_request_count", {{"worker", pool.group_name(i)}},
                  groups[i].durations.count());
     }
-    w.family("frankenphp_worker_queue_depth", metric_type::gauge,
-             "Number of requests queued for this worker");
+    w.family("frankenphp_worker_queue_depth", metric_type::gauge, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
         w.sample("frankenphp_worker_queue_depth", {{"worker", pool.group_name(i)}},
                  static_cast<std::uint64_t>(groups[i].queued));

@@ -39,8 +39,9 @@ struct site_context {
     std::vector<worker_route> workers;  ///< group 0 (classic) serves every other script
     std::vector<config::header_rule> headers;
     std::vector<config::respond_rule> responds;
-    bool has_match = false;     ///< some worker has `match` patterns
-    std::size_t env_index = 0;  ///< its environment (sapi::engine::add_environment)
+    bool respond_after_php = false;  ///< respond rules answer only what PHP leaves (`order`)
+    bool has_match = false;          ///< some worker has `match` patterns
+    std::size_t env_index = 0;       ///< its environment (sapi::engine::add_environment)
     bool access_log = false;
     std::optional<encode::encode_policy> encode;  ///< response compression; nullopt: off
     /// Not 0: this entry only answers plain HTTP for an HTTPS site's hosts with a 308 to

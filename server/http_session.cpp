@@ -44,6 +44,16 @@ namespace http = beast::http;
 
 namespace {
 
+// The site's first `respond` rule for a normalised path; null when none matches.
+const config::respond_rule* find_respond_rule(const site_context& site, std::string_view path) {
+    for (const config::respond_rule& rule : site.responds) {
+        if (path_matches(rule.path, path)) {
+            return &rule;
+        }
+    }
+    return nullptr;
+}
+
 // Bytes accepted in the read buffer beyond the header limit (pipelined requests, body start).
 constexpr std::size_t read_buffer_slack = 16 * 1024;
 // Header fields in one request; more -> 431 (browsers send about 20).
@@ -468,11 +478,11 @@ void http_session::handle_request() {
     if (!site_->responds.empty() || site_->has_match) {
         // `respond` and worker `match` patterns see the normalised path, as in Caddy.
         if (const std::optional<std::string> path = normalize_path(target_path_)) {
-            for (const config::respond_rule& rule : site_->responds) {
-                if (path_matches(rule.path, *path)) {
-                    respond_fixed(rule);
-                    return;
-                }
+            const config::respond_rule* rule =
+                site_->respond_after_php ? nullptr : find_respond_rule(*site_, *path);
+            if (rule != nullptr) {
+                respond_fixed(*rule);
+                return;
             }
             for (const worker_route& w : site_->workers) {
                 for (const std::string& pattern : w.match) {
@@ -493,7 +503,19 @@ void http_session::handle_request() {
     switch (r.kind) {
         case route_kind::bad_request: respond(400, r.reason, false); return;
         case route_kind::forbidden: respond(403, r.reason, keep_alive_); return;
-        case route_kind::not_found: respond(404, "not found", keep_alive_); return;
+        case route_kind::not_found: {
+            // What PHP leaves unanswered goes on to the respond rules ordered after it.
+            const std::optional<std::string> path =
+                site_->respond_after_php ? normalize_path(target_path_) : std::nullopt;
+            if (const config::respond_rule* rule =
+                    path ? find_respond_rule(*site_, *path) : nullptr) {
+                respond_fixed(*rule);
+                return;
+            }
+            // An empty body, as Caddy answers a request no route serves.
+            respond(404, "", keep_alive_);
+            return;
+        }
         case route_kind::status: respond(r.status, "", keep_alive_); return;
         case route_kind::redirect: {
             std::string location = "Location: " + r.location + "\r\n";
@@ -567,7 +589,7 @@ void http_session::serve_static(const route& r) {
         if (fd >= 0) {
             ::close(fd);
         }
-        respond(404, "not found", keep_alive_);
+        respond(404, "", keep_alive_);
         return;
     }
     file_meta meta{static_cast<std::uint64_t>(st.st_size), st.st_mtime};
@@ -805,13 +827,13 @@ void http_session::dispatch_php(route& r) {
     out.remote_addr = remote_addr_;
     out.remote_port = remote_port_;
     out.server_addr = local_addr_;
-    out.server_port = local_port_;
     out.is_https = stream_.is_tls();
     out.tls_protocol = tls_protocol_;
     out.tls_cipher = tls_cipher_;
     auto host = req[http::field::host];
+    out.server_port = server_port_of(host, out.is_https);
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
-    out.document_root = router_->root;
+    out.document_root = router_->document_root.empty() ? router_->root : router_->document_root;
     out.env_index = site_->env_index;
     out.script_filename = std::move(r.file);
     out.script_name = std::move(r.script_name);

@@ -12,6 +12,8 @@
 #include <thread>
 
 #include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/rotating_file_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -23,6 +25,7 @@
 #include "sapi/engine.hpp"
 #include "sapi/php_cli.hpp"
 #include "sapi/structured_log.hpp"
+#include "server/access_log.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
 #include "server/memory_allocator.hpp"
@@ -72,6 +75,7 @@ std::vector<server::path_router> path_routers(const config::site_config& site,
     for (const config::path_root& entry : site.path_roots) {
         server::path_router router{entry.match, site_router};
         router.options.root = entry.root;
+        router.options.document_root.clear();
         router.options.other_roots.push_back(site.root);
         for (const config::path_root& other : site.path_roots) {
             if (other.root != entry.root) {
@@ -85,29 +89,59 @@ std::vector<server::path_router> path_routers(const config::site_config& site,
     return routers;
 }
 
-// One stderr sink shared by a logger per folder; "console" lines for people, "json" lines
-// for log collectors.
+// "console" lines for people, "json" lines for log collectors.
+std::unique_ptr<spdlog::formatter> log_formatter(const std::string& format) {
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    if (format == "json") {
+        formatter->add_flag<json_message_flag>('*');
+        formatter->add_flag<sapi::log_fields_flag>('&', true);
+        formatter->set_pattern(
+            R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"%&})");
+    } else {
+        formatter->add_flag<sapi::log_fields_flag>('&', false);
+        formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v%&");
+    }
+    return formatter;
+}
+
+// One stderr sink shared by a logger per folder.
 void setup_logging(const std::string& level, const std::string& format) {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
     for (const char* name : {"server", "worker", "sapi", "php", "config", "access"}) {
         auto logger = std::make_shared<spdlog::logger>(name, sink);
-        if (format == "json") {
-            auto formatter = std::make_unique<spdlog::pattern_formatter>();
-            formatter->add_flag<json_message_flag>('*');
-            formatter->add_flag<sapi::log_fields_flag>('&', true);
-            formatter->set_pattern(
-                R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"%&})");
-            logger->set_formatter(std::move(formatter));
-        } else {
-            auto formatter = std::make_unique<spdlog::pattern_formatter>();
-            formatter->add_flag<sapi::log_fields_flag>('&', false);
-            formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v%&");
-            logger->set_formatter(std::move(formatter));
-        }
+        logger->set_formatter(log_formatter(format));
         logger->set_level(spdlog::level::from_str(level));
         logger->flush_on(spdlog::level::trace);
         spdlog::register_logger(logger);
     }
+}
+
+// The access logger of a site whose `log` names an output of its own (server::log_access
+// finds it by the site's name); the default, stderr in the server's format, needs none.
+// Control thread, before anything is served. Throws when the file cannot be opened.
+void add_access_logger(const std::string& site_name, const config::access_log_output& output) {
+    using destination = config::access_log_output::destination;
+    if (output.to == destination::standard_error && output.format == "console") {
+        return;
+    }
+    spdlog::sink_ptr sink;
+    if (output.to == destination::standard_output) {
+        sink = std::make_shared<spdlog::sinks::stdout_sink_mt>();
+    } else if (output.to == destination::standard_error) {
+        sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
+    } else if (output.roll) {
+        // FILE.log, then FILE.1.log (newest) ... FILE.<roll_keep>.log once it would grow past
+        // roll_size, as Caddy's roll_size and roll_keep ask.
+        sink = std::make_shared<spdlog::sinks::rotating_file_sink_mt>(
+            output.file, static_cast<std::size_t>(output.roll_size), output.roll_keep);
+    } else {
+        sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(output.file);
+    }
+    auto logger = std::make_shared<spdlog::logger>(server::access_logger_name(site_name), sink);
+    logger->set_formatter(log_formatter(output.format));
+    logger->set_level(spdlog::level::info);
+    logger->flush_on(spdlog::level::info);
+    spdlog::register_logger(logger);
 }
 
 // The pool group layout and each site's routing, from a resolved configuration: group 0 runs
@@ -118,7 +152,8 @@ struct assembly {
     worker::pool_options pool_options;
     std::vector<server::site_context> sites;
 
-    assembly(sapi::engine& engine, const config::server_config& config) : classic(engine) {
+    assembly(sapi::engine& engine, const config::server_config& config)
+        : classic(engine, config.max_requests) {
         std::size_t worker_threads = 0;
         pool_options.max_queue = config.max_queue;
         pool_options.groups.push_back({"classic", 0, &classic});
@@ -133,8 +168,11 @@ struct assembly {
                 worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
             pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
             worker_threads += w.num;
-            return server::worker_route{w.file, script_name, w.match,
-                                        pool_options.groups.size() - 1};
+            // A request `match`ed to a worker outside the root has no URL path of its own:
+            // SCRIPT_NAME, PHP_SELF and DOCUMENT_URI are empty, as FrankenPHP leaves them.
+            return server::worker_route{
+                w.file, config::is_under_root(w.file, root) ? script_name : std::string(), w.match,
+                pool_options.groups.size() - 1};
         };
         // Global workers boot in the first site's root, as FrankenPHP's do in Caddy's.
         std::vector<server::worker_route> global_routes;
@@ -148,6 +186,9 @@ struct assembly {
             context.hosts = site.hosts;
             context.router = {site.root,      site.index, site.file_server,    site.php,
                               site.try_files, site.split, site.follow_symlinks};
+            if (site.document_root != site.root) {
+                context.router.document_root = site.document_root;
+            }
             context.path_routers = path_routers(site, context.router);
             for (const server::path_router& router : context.path_routers) {
                 context.router.other_roots.push_back(router.options.root);
@@ -166,8 +207,12 @@ struct assembly {
             }
             context.headers = site.headers;
             context.responds = site.responds;
+            context.respond_after_php = site.respond_after_php;
             context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
             context.access_log = site.access_log;
+            if (site.access_log) {
+                add_access_logger(context.name, site.access_log_to);
+            }
             if (site.encode) {
                 context.encode.emplace(*site.encode);
             }

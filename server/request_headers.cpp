@@ -1,6 +1,7 @@
 #include "server/request_headers.hpp"
 
 #include <cctype>
+#include <charconv>
 #include <string>
 
 #include <boost/beast/core/string.hpp>
@@ -85,6 +86,21 @@ std::string_view host_without_port(std::string_view host) noexcept {
     }
     auto colon = host.rfind(':');
     return colon == std::string_view::npos ? host : host.substr(0, colon);
+}
+
+std::uint16_t server_port_of(std::string_view host, bool is_https) noexcept {
+    const std::uint16_t scheme_port = is_https ? 443 : 80;
+    const std::string_view name = host_without_port(host);
+    if (name.size() + 1 >= host.size()) {
+        return scheme_port;
+    }
+    const std::string_view digits = host.substr(name.size() + 1);
+    std::uint16_t port = 0;
+    auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+    if (error != std::errc() || end != digits.data() + digits.size() || port == 0) {
+        return scheme_port;
+    }
+    return port;
 }
 
 void copy_forwardable_headers(const boost::beast::http::fields& fields,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 #include <vector>
 
@@ -28,6 +29,12 @@ bool is_chunked_only(const boost::beast::http::fields& fields) noexcept;
 
 /// "example.com:8080" -> "example.com"; "[::1]:80" -> "[::1]".
 std::string_view host_without_port(std::string_view host) noexcept;
+
+/// SERVER_PORT as FrankenPHP (and Caddy's FastCGI transport) sets it: the port the Host header
+/// names ("example.com:8080" -> 8080), else the scheme's default, 443 or 80 (RFC 3875 4.1.15
+/// wants a port even when the URI leaves it out). Behind a proxy that keeps the client's Host,
+/// it is the port the client used, which is what an app building its own URLs needs.
+std::uint16_t server_port_of(std::string_view host, bool is_https) noexcept;
 
 /// Appends the fields PHP may see to `out`, in arrival order: forwardable names only, and no
 /// "Proxy" (httpoxy, CVE-2016-5385: it would become HTTP_PROXY, which HTTP client libraries

@@ -314,7 +314,8 @@ void append_encoded(std::string& out, std::string_view text, std::string_view al
 route php_route(const router_options& options, std::string script_name, std::string path_info) {
     route result;
     result.kind = route_kind::php;
-    result.file = under_root(options.root, script_name);
+    result.file = under_root(options.document_root.empty() ? options.root : options.document_root,
+                             script_name);
     result.script_name = std::move(script_name);
     result.path_info = std::move(path_info);
     return result;
@@ -359,22 +360,24 @@ bool try_candidate(const router_options& options, const std::string& candidate, 
     }
     const entry& found = known != nullptr ? *known : looked_up;
     if (found.kind == entry_kind::directory && candidate.ends_with('/')) {
-        return try_candidate(options, candidate + options.index, result);
+        return !options.index.empty() && try_candidate(options, candidate + options.index, result);
     }
-    if (found.kind != entry_kind::file) {
+    // Without a file server a file that is not a script names nothing: the next candidate (the
+    // front controller) gets the request, as FrankenPHP's `php_server { file_server off }`
+    // leaves {path} out of its try_files.
+    if (found.kind != entry_kind::file ||
+        (!options.file_server && !is_php_source(candidate) && !is_php_source(found.canonical))) {
         return false;
     }
     // Check the symlink's target too: "notes.txt" -> "config.php" must not leak config.php.
     if (is_php_source(candidate) || is_php_source(found.canonical)) {
         result.kind = route_kind::forbidden;
         result.reason = "PHP source is never served";
-    } else if (options.file_server) {
+    } else {
         result.kind = route_kind::static_file;
         // The requested name, not the link target, so the Content-Type follows the URL's
         // extension as in Caddy and nginx.
         result.file = under_root(options.root, candidate);
-    } else {
-        result.kind = route_kind::not_found;
     }
     return true;
 }
@@ -473,7 +476,7 @@ route resolve_route(const router_options& options, std::string_view raw_path,
     const auto known = [&](const std::string& candidate) -> const entry* {
         return named && candidate == path ? &*named : nullptr;
     };
-    if (named && named->kind == entry_kind::directory &&
+    if (named && named->kind == entry_kind::directory && !options.index.empty() &&
         is_file(options, path + "/" + options.index)) {
         result.kind = route_kind::redirect;
         // The path is normalised, so it starts with exactly one '/': never "//host".
@@ -488,6 +491,12 @@ route resolve_route(const router_options& options, std::string_view raw_path,
 
     // try_files: the first candidate that names something wins. php_server's own list is
     // {path} {path}/{index} {index}: the file itself, a directory's index, the front controller.
+    // With the index off (`index off`) there is no list: the path itself or nothing, as
+    // FrankenPHP's php_server then adds no rewrite.
+    if (options.index.empty()) {
+        try_candidate(options, path, result, known(path));
+        return result;
+    }
     if (options.try_files.empty()) {
         for (const std::string& candidate :
              {path, path.ends_with('/') ? path + options.index : std::string(),

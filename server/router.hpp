@@ -10,9 +10,11 @@ namespace spindle::server {
 /// How requests map onto the document root.
 struct router_options {
     std::string root;  ///< absolute, canonical (realpath) document root, no trailing slash
-    std::string index = "index.php";  ///< a plain PHP file name: directory index and fallback
-    bool file_server = true;          ///< serve non-PHP files
-    bool php = true;                  ///< run PHP scripts (false: a static site)
+    /// A plain PHP file name: directory index and fallback. Empty (`index off`): none, and no
+    /// try_files either; a request names its file or nothing.
+    std::string index = "index.php";
+    bool file_server = true;  ///< serve non-PHP files
+    bool php = true;          ///< run PHP scripts (false: a static site)
     /// try_files candidates: "{path}" is the request path, a trailing '/' asks for a directory
     /// (its index), "=CODE" answers with that status. Empty: {path} {path}/{index} {index}.
     std::vector<std::string> try_files{};
@@ -29,6 +31,9 @@ struct router_options {
     std::vector<std::string> other_roots{};
     /// URL paths of the worker scripts under `root`: files for routing without a lookup.
     std::vector<std::string> resident{};
+    /// DOCUMENT_ROOT and the start of SCRIPT_FILENAME when they differ from `root`: the root
+    /// as written (`resolve_root_symlink false`). Empty: `root`.
+    std::string document_root{};
 };
 
 /// The options for the request paths matching `match` (a site's `root /path/* DIR`).

@@ -1,16 +1,40 @@
 #include "worker/classic_runtime.hpp"
 
+#include <functional>
+
+#include <spdlog/spdlog.h>
+
 #include "sapi/engine.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::worker {
 
 void classic_runtime::run_thread(std::size_t index, pool& host) {
-    sapi::engine::thread_scope php_thread(engine_, index);
-    while (job request = host.next_job(index)) {
-        engine_.run_script(*request);
-        host.record_memory(index, sapi::engine::last_request_memory());
+    // Each pass gives the thread a fresh PHP context; the previous one (and whatever an
+    // extension leaked into it) is freed when a pass ends after max_requests, as FrankenPHP
+    // reboots a regular thread (threadregular.go).
+    while (run_context(index, host)) {
+        spdlog::get("worker")->info(
+            "slot {}: classic thread served max_requests ({}); its PHP thread state is recycled",
+            index, max_requests_);
+        if (!host.restart(index, std::chrono::milliseconds(0), restart_reason::recycled)) {
+            return;
+        }
     }
+}
+
+bool classic_runtime::run_context(std::size_t index, pool& host) {
+    sapi::engine::thread_scope php_thread(engine_, index);
+    std::uint64_t served = 0;
+    const std::function<void()> response_done = [&host, index] { host.response_done(index); };
+    while (job request = host.next_job(index)) {
+        engine_.run_script(*request, response_done);
+        host.record_memory(index, sapi::engine::last_request_memory());
+        if (max_requests_ > 0 && ++served >= max_requests_) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void classic_runtime::interrupt(std::size_t index) noexcept {

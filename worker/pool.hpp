@@ -102,6 +102,10 @@ class pool {
     /// The slots, for read-only observation (state, requests served).
     const std::vector<std::unique_ptr<slot>>& slots() const noexcept { return slots_; }
 
+    /// Slot thread `index`: the response of its request is about to be completed; the request
+    /// is counted now, before the client can read the response (and scrape the count).
+    void response_done(std::size_t index) noexcept { slots_[index]->end_request(); }
+
     /// Slot thread `index` reports its PHP memory as its last request ended (admin /threads).
     void record_memory(std::size_t index, sapi::memory_use memory) noexcept {
         slots_[index]->record_memory(memory);

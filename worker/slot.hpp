@@ -27,7 +27,8 @@ using job = std::shared_ptr<sapi::request>;
 /// frankenphp_worker_crashes and frankenphp_worker_restarts).
 enum class restart_reason {
     boot_failure,  ///< the script died before reaching frankenphp_handle_request()
-    crash,         ///< it died or ended on its own after serving requests
+    crash,         ///< after serving requests: a fatal error, or exit() with a status above 0
+    ended,         ///< after serving requests: it ended by itself with exit status 0
     requested,     ///< a worker restart (SIGUSR1, POST /workers/restart)
     recycled,      ///< it served max_requests
 };
@@ -35,7 +36,9 @@ enum class restart_reason {
 /// Lower-case name, for logs.
 std::string_view to_string(restart_reason reason) noexcept;
 
-/// Whether FrankenPHP counts `reason` as a crash (unexpected) rather than a restart.
+/// Whether FrankenPHP counts `reason` as a crash (unexpected) rather than a restart: a script
+/// that ends by itself with status 0 is restarted as planned (threadworker.go,
+/// tearDownWorkerScript), anything else after its boot is a crash.
 constexpr bool is_crash(restart_reason reason) noexcept {
     return reason == restart_reason::boot_failure || reason == restart_reason::crash;
 }

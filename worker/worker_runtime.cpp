@@ -43,6 +43,7 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
         bool restart_requested = false;
         std::uint64_t served = 0;
         sapi::worker_hooks hooks;
+        hooks.response_done = [&host, index] { host.response_done(index); };
         hooks.next_request = [&]() -> sapi::request* {
             // The previous request is complete: let the connection go on.
             current.reset();
@@ -103,6 +104,12 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
                     "slot {}: worker {} crashed after {} requests (exit status {}): {}; "
                     "restarting it now",
                     index, script_.name, served, outcome.exit_status, outcome.error);
+            } else if (outcome.exit_status == 0) {
+                why = restart_reason::ended;
+                log->info(
+                    "slot {}: worker {} script ended after {} requests (exit status 0); "
+                    "restarting it now",
+                    index, script_.name, served);
             } else {
                 log->warn(
                     "slot {}: worker {} script ended after {} requests (exit status {}); "

@@ -31,7 +31,7 @@ RUNNER_ONLY = (set(os.environ) | {"PYTEST_CURRENT_TEST"}) - set(ENVIRONMENT)
 # $_SERVER entries that differ between the two servers, and why.
 DIFFERENT_BY_DESIGN = {
     "SERVER_SOFTWARE": "names the server",
-    "SERVER_PORT": "each server has its own port",
+    "SERVER_PORT": "each server has its own port (the Host header's, as FrankenPHP takes it)",
     "HTTP_HOST": "carries that port",
     "SERVER_NAME": "nginx sends its server_name, empty here; Spindle the Host's name",
     "REMOTE_PORT": "the client's port of each connection",
@@ -41,7 +41,11 @@ DIFFERENT_BY_DESIGN = {
     "REDIRECT_STATUS": "nginx's fastcgi.conf sets it for php-cgi's force-redirect check",
     "REMOTE_USER": "nginx's $remote_user; Spindle leaves it to the app, as FrankenPHP does",
     "REMOTE_HOST": "FrankenPHP sets it (the client's address); nginx does not",
-    "AUTH_TYPE": "Spindle sets it for an Authorization header, as FrankenPHP does",
+    "AUTH_TYPE": "Spindle sets it empty, as FrankenPHP does",
+    "REMOTE_IDENT": "Spindle sets it empty, as FrankenPHP does",
+    "HTTPS": "nginx leaves it out on plain HTTP; Spindle sets it empty, as FrankenPHP does",
+    "SSL_PROTOCOL": "empty on plain HTTP, as FrankenPHP sets it",
+    "SSL_CIPHER": "empty on plain HTTP, as FrankenPHP sets it",
     "PATH_TRANSLATED": "nginx sends it only when configured to",
     "FRANKENPHP_WORKER": "Spindle's worker mode",
     # nginx's fastcgi_params sends the request's Content-Length and Content-Type a second

@@ -217,7 +217,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     capture_sink sink;
     request.body = &body;
     request.sink = &sink;
-    fixture.engine->run_script(request);
+    fixture.engine->run_script(request, {});
 
     const auto server = parse_dump(sink.body);
     auto expect = [&](std::string_view key, std::string_view value) {

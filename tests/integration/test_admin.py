@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from conftest import FIXTURES
+from conftest import FIXTURES, executor_fixtures
 from spindle_http import Conn
 
 HTTP = FIXTURES / "http"
@@ -252,7 +252,7 @@ def test_metrics_count_exactly_the_requests_sent(spindle, mode):
                    "spindle_queue_rejections_total", "process_resident_memory_bytes",
                    "process_cpu_seconds_total", "process_open_fds"):
         assert family in before, f"{family} missing"
-    assert before["frankenphp_total_threads"]["type"] == "counter"  # as FrankenPHP has it
+    assert before["frankenphp_total_threads"]["type"] == "gauge"  # as FrankenPHP has it
     assert before["frankenphp_busy_threads"]["type"] == "gauge"
     assert before["spindle_http_request_duration_seconds"]["type"] == "histogram"
     assert value(before, "process_resident_memory_bytes") > 1 << 20
@@ -280,15 +280,20 @@ def test_metrics_count_exactly_the_requests_sent(spindle, mode):
     assert delta("spindle_http_requests_total", code="5xx") == 0
     assert delta("spindle_http_request_duration_seconds_count") == 11
     assert delta("spindle_http_request_duration_seconds_sum") > 0
-    assert value(after, "frankenphp_busy_threads") == 0
+    assert value(after, "spindle_busy_threads") == 0
+    # FrankenPHP counts every running worker thread busy, idle or not.
+    workers = len(executor_fixtures(HTTP)) if mode == "worker" else 0
+    assert value(after, "frankenphp_busy_threads") == workers
     assert value(after, "spindle_queue_rejections_total", reason="queue_full") == 0
     if mode == "worker":
-        # index.php runs as a worker: its 7 requests, counted once each.
-        assert delta("frankenphp_worker_request_count", worker="/index.php") == 7
-        assert delta("spindle_worker_request_duration_seconds_count", worker="/index.php") == 7
-        assert delta("frankenphp_worker_request_time", worker="/index.php") > 0
-        assert value(after, "frankenphp_total_workers", worker="/index.php") == 1
-        assert value(after, "frankenphp_ready_workers", worker="/index.php") == 1
+        # index.php runs as a worker, labelled by its absolute path: its 7 requests, counted
+        # once each.
+        index = str(HTTP / "index.php")
+        assert delta("frankenphp_worker_request_count", worker=index) == 7
+        assert delta("spindle_worker_request_duration_seconds_count", worker=index) == 7
+        assert delta("frankenphp_worker_request_time", worker=index) > 0
+        assert value(after, "frankenphp_total_workers", worker=index) == 1
+        assert value(after, "frankenphp_ready_workers", worker=index) == 1
     else:
         assert not any(sample == "frankenphp_total_workers"
                        for sample, _ in after["frankenphp_total_workers"]["samples"])
@@ -300,7 +305,7 @@ def test_rejections_and_busy_threads_are_counted(spindle):
                   *ADMIN, warmup="/sleep.php?ms=1")
     with ThreadPoolExecutor(max_workers=1) as pool:
         slow = pool.submit(srv.get, "/sleep.php?ms=1500", timeout=15)
-        wait_until(lambda: value(metrics(srv), "frankenphp_busy_workers", worker="/sleep.php"),
+        wait_until(lambda: value(metrics(srv), "frankenphp_busy_workers", worker=str(WORKER / "sleep.php")),
                    message="the worker busy")
         m = metrics(srv)
         assert value(m, "frankenphp_busy_threads") == 1
@@ -308,15 +313,15 @@ def test_rejections_and_busy_threads_are_counted(spindle):
         assert slow.result(timeout=15).status == 200
     # The slot counts a request when it asks for the next one, just after the response.
     m = wait_for_metrics(
-        srv, lambda m: value(m, "frankenphp_worker_request_count", worker="/sleep.php") >= 2,
+        srv, lambda m: value(m, "frankenphp_worker_request_count", worker=str(WORKER / "sleep.php")) >= 2,
         "the slow request counted")
     assert value(m, "spindle_queue_rejections_total", reason="timeout") == 1
-    assert value(m, "frankenphp_busy_workers", worker="/sleep.php") == 0
-    assert value(m, "frankenphp_worker_request_count", worker="/sleep.php") == 2
+    assert value(m, "frankenphp_busy_workers", worker=str(WORKER / "sleep.php")) == 0
+    assert value(m, "frankenphp_worker_request_count", worker=str(WORKER / "sleep.php")) == 2
     # The slow request lands in the buckets above 1 s only.
-    assert value(m, "spindle_worker_request_duration_seconds_bucket", worker="/sleep.php",
+    assert value(m, "spindle_worker_request_duration_seconds_bucket", worker=str(WORKER / "sleep.php"),
                  le="1") == 1
-    assert value(m, "spindle_worker_request_duration_seconds_bucket", worker="/sleep.php",
+    assert value(m, "spindle_worker_request_duration_seconds_bucket", worker=str(WORKER / "sleep.php"),
                  le="2.5") == 2
 
 
@@ -349,7 +354,7 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
         assert busy["state"] == "busy", busy
         assert busy["request"]["method"] == "GET"
         assert busy["request"]["uri"] == "/sleep.php?ms=1500&tag=x%20y"
-        assert busy["group"] == ("classic" if mode == "classic" else "/sleep.php")
+        assert busy["group"] == ("classic" if mode == "classic" else str(HTTP / "sleep.php"))
         requests_before = busy["requests"]
         time.sleep(0.3)
         later = threads(srv)["threads"][busy["index"]]
@@ -372,7 +377,7 @@ def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
     mib = 1 << 20
 
     def slot_of(document):
-        group = "classic" if mode == "classic" else "/hold_memory.php"
+        group = "classic" if mode == "classic" else str(HTTP / "hold_memory.php")
         return next(t for t in document["threads"] if t["group"] == group)
 
     for count in (1, 2):
@@ -380,8 +385,13 @@ def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
         assert response.status == 200
         # A worker keeps what the previous request stored; a classic run starts empty.
         assert response.body == (b"%d\n" % count if mode == "worker" else b"1\n")
-    slot = wait_until(lambda: (lambda t: t if t["requests"] >= 2 else None)(
-        slot_of(threads(srv))), message="both requests counted")
+    # A request is counted before its response is complete; its memory is recorded once it
+    # has ended, before the slot is ready again.
+    def settled(requests):
+        t = slot_of(threads(srv))
+        return t if t["requests"] >= requests and t["state"] == "ready" else None
+
+    slot = wait_until(lambda: settled(2), message="both requests counted")
     # Each request allocated 8 MiB; the worker holds 16 MiB at the end, the classic run held 8
     # MiB until its shutdown, and both peaked above 8.
     held = 16 if mode == "worker" else 8
@@ -390,8 +400,7 @@ def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
     if mode == "worker":
         # The peak restarts with each request: a small one afterwards peaks near what stays.
         assert srv.get("/hold_memory.php?mib=0").status == 200
-        small = wait_until(lambda: (lambda t: t if t["requests"] >= 3 else None)(
-            slot_of(threads(srv))), message="the third request counted")
+        small = wait_until(lambda: settled(3), message="the third request counted")
         assert small["peak_memory_bytes"] < small["memory_bytes"] + 2 * mib, small
 
 
@@ -420,15 +429,15 @@ def test_post_workers_restart_reboots_every_worker_script(spindle):
     r = srv.admin("POST", "/workers/restart",
                   headers={"Origin": f"http://127.0.0.1:{srv.admin_port}"}, body=b"")
     assert r.status == 202, r
-    assert r.json() == {"restarting": ["/counter.php"]}
+    assert r.json() == {"restarting": [str(WORKER / "counter.php")]}
     wait_until(lambda: [t["boots"] for t in worker_threads()] == [2, 2],
                message="both worker threads booted again")
     srv.wait_for_log(r"POST /workers/restart: restarting every worker script")
     after = srv.get("/counter.php").json()
     assert after["count"] == 1 and after["boot_id"] != first["boot_id"], (first, after)
     m = metrics(srv)
-    assert value(m, "frankenphp_worker_restarts", worker="/counter.php") == 2
-    assert value(m, "frankenphp_worker_crashes", worker="/counter.php") == 0
+    assert value(m, "frankenphp_worker_restarts", worker=str(WORKER / "counter.php")) == 2
+    assert value(m, "frankenphp_worker_crashes", worker=str(WORKER / "counter.php")) == 0
     assert all(t["restarts"] == 1 for t in worker_threads())
     # A server without workers restarts nothing, and says so.
     plain = spindle(HTTP, *ADMIN)
@@ -465,18 +474,20 @@ def test_readyz_is_503_while_a_worker_cannot_boot(spindle_run, tmp_path):
     server.expect_errors(r"fail_on_flag_marker")
     r = server.admin("GET", "/readyz")
     assert r.status == 503, r
-    assert r.text == "not ready: starting: worker /fail_on_flag.php not booted yet\n", r
+    # Unnamed, the worker is named by its absolute path, as in FrankenPHP.
+    flagged = os.path.realpath(tmp_path / "fail_on_flag.php")
+    assert r.text == f"not ready: starting: worker {flagged} not booted yet\n", r
     assert server.admin("GET", "/healthz").status == 200
     document = threads(server)
     assert document["ready"] is False and "fail_on_flag.php" in document["reason"]
     m = metrics(server)
-    assert value(m, "frankenphp_ready_workers", worker="/fail_on_flag.php") == 0
-    assert value(m, "frankenphp_worker_crashes", worker="/fail_on_flag.php") >= 1
+    assert value(m, "frankenphp_ready_workers", worker=flagged) == 0
+    assert value(m, "frankenphp_worker_crashes", worker=flagged) >= 1
 
     flag.unlink()
     wait_until(lambda: server.admin("GET", "/readyz").status == 200, timeout=8,
                message="readyz 200 once the worker boots")
-    assert value(metrics(server), "frankenphp_ready_workers", worker="/fail_on_flag.php") == 1
+    assert value(metrics(server), "frankenphp_ready_workers", worker=flagged) == 1
 
 
 @pytest.mark.classic_only

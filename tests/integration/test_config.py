@@ -230,12 +230,15 @@ def test_env_layers_in_classic_and_worker_scripts(spindle_run, tmp_path):
         worker = json_body(server.get("/w/anything?x=1"))
         assert worker["script"] == "worker"
         assert worker["uri"] == "/w/anything?x=1"
+        # The worker's env is in its $_ENV and getenv(); its requests' $_SERVER has the
+        # site's environment, as in FrankenPHP, and getenv() reads the request's $_SERVER
+        # first, as under php-fpm (environment.md).
         assert worker["env"] == {
-            "SHADOW": ["worker"] * 3,
+            "SHADOW": ["site", "worker", "site"],
             "PROC_ONLY": ["process"] * 3,
             "TOP_ONLY": ["top"] * 3,
             "SITE_ONLY": ["site"] * 3,
-            "WORKER_ONLY": ["worker"] * 3,
+            "WORKER_ONLY": [None, "worker", "worker"],
         }
 
 
@@ -270,7 +273,7 @@ http://two.test:0 {{
         assert classic["env"]["SITE_ONLY"] == ["one"] * 3
         worker = json.loads(conn.request("GET", "/api/x").body)
         assert worker["script"] == "worker"
-        assert worker["env"]["WORKER_ONLY"] == ["one-worker"] * 3
+        assert worker["env"]["WORKER_ONLY"] == [None, "one-worker", "one-worker"]
         assert worker["env"]["SITE_ONLY"] == ["one"] * 3
     with server.connect(host_header="two.test") as conn:
         classic = json.loads(conn.request("GET", "/env.php").body)

@@ -30,7 +30,7 @@ def assert_worker_restarted(srv, script, how=r"crashed after \d+ requests"):
     restarts. Nothing in classic mode, where every request runs the script afresh."""
     if srv.mode != "worker":
         return
-    srv.wait_for_log(rf"worker /{re.escape(script)} {how}.*restarting")
+    srv.wait_for_log(rf"worker \S*/{re.escape(script)} {how}.*restarting")
 
 
 # --- finishing early, interim responses, exit -----------------------------------------------

@@ -243,8 +243,6 @@ TEST(CaddyfileErrors, BadPathsAndNames) {
     EXPECT_EQ(error_of(site("\tphp_server {\n\t\tindex public/index.php\n\t}\n")),
               "Caddyfile:3: index: index \"public/index.php\" must be a file name, e.g. "
               "index.php");
-    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tindex off\n\t}\n")),
-              "Caddyfile:3: index off: not supported; php_server needs an index file");
     EXPECT_EQ(error_of(site("\tphp_server {\n\t\tsplit php\n\t}\n")),
               "Caddyfile:3: split: \"php\" is not an extension");
     EXPECT_EQ(error_of(site("\tphp_server {\n\t\tenv A=B c\n\t}\n")),
@@ -441,8 +439,28 @@ TEST(CaddyfileErrors, UnsupportedFeaturesSayWhatToDoInstead) {
               "Caddyfile:3: header ?Cache-Control: the ? and > forms are not supported");
     EXPECT_EQ(error_of(site("\tphp_server\n\tlog access\n")),
               "Caddyfile:3: log: named loggers are not supported");
-    EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\toutput file access.log\n\t}\n")),
-              "Caddyfile:4: log: only \"output stderr\" is supported in a site's log");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\toutput net localhost:514\n\t}\n")),
+              "Caddyfile:4: log output \"net\": not supported (use stderr, stdout or file PATH)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\toutput file a.log {\n\t\t\troll_keep_for "
+                            "48h\n\t\t}\n\t}\n")),
+              "Caddyfile:5: log output file: unknown option \"roll_keep_for\" (use roll_size, "
+              "roll_keep or roll_disabled)");
+    EXPECT_EQ(error_of(site("\tphp_server\n\tlog {\n\t\tformat logfmt\n\t}\n")),
+              "Caddyfile:4: log format \"logfmt\": not supported (use console or json)");
+    EXPECT_EQ(error_of(global("\tmetrics {\n\t\tper_host\n\t}\n")),
+              "Caddyfile:3: metrics: unknown option \"per_host\"");
+    EXPECT_EQ(error_of(site("\troute /api/* {\n\t\tphp_server\n\t}\n")),
+              "Caddyfile:2: route: matchers are not supported (a route applies to the whole "
+              "site)");
+    EXPECT_EQ(error_of(site("\troute {\n\t\troute {\n\t\t\tphp\n\t\t}\n\t}\n")),
+              "Caddyfile:3: route: a route inside a route is not supported");
+    EXPECT_EQ(error_of(site("\troute {\n\t\tphp_server\n\t\tredir /a /b\n\t}\n")),
+              "Caddyfile:4: unknown directive \"redir\"");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tresolve_root_symlink maybe\n\t}\n")),
+              "Caddyfile:3: resolve_root_symlink: use true or false");
+    EXPECT_EQ(error_of(global("\torder php_server\n")),
+              "Caddyfile:2: wrong argument count or "
+              "unexpected line ending after 'php_server'");
 }
 
 TEST(CaddyfileErrors, HeaderThatFramesTheResponse) {
@@ -560,6 +578,29 @@ TEST_F(CaddyfileResolveErrors, WorkerDeclaredTwice) {
         resolve_error(":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\tworker " +
                       path("worker.php") + " 1\n\t\tworker " + path("worker.php") + " 1\n\t}\n}\n"),
         "Caddyfile:5: worker " + path("worker.php") + " is declared twice");
+}
+
+TEST_F(CaddyfileResolveErrors, OneWorkerFilePerSiteIsNamedAsFrankenPHPNamesIt) {
+    // The same file in two sites: one worker each, named by the file's absolute path, the
+    // second qualified with its site's name, then numbered (FrankenPHP's caddy/app.go).
+    const std::string site = "\troot * " + path("public") + "\n\tphp_server {\n\t\tworker " +
+                             path("worker.php") + " 1\n\t}\n}\n";
+    server_config config = load("a.test:8080 {\n" + site + "b.test:8080 {\n" + site + ":8081 {\n" +
+                                site + "b.test:8082 {\n" + site);
+    resolve_config(config, 8);
+    ASSERT_EQ(config.sites.size(), 4u);
+    EXPECT_EQ(config.sites[0].workers.at(0).name, path("worker.php"));
+    EXPECT_EQ(config.sites[1].workers.at(0).name, "b.test:" + path("worker.php"));
+    EXPECT_EQ(config.sites[2].workers.at(0).name, ":8081:" + path("worker.php"));
+    EXPECT_EQ(config.sites[3].workers.at(0).name, path("worker.php") + "_1");
+    // Explicit names are qualified the same way instead of refused.
+    server_config named = load("{\n\tfrankenphp {\n\t\tworker {\n\t\t\tfile " + path("worker.php") +
+                               "\n\t\t\tname app\n\t\t}\n\t}\n}\n" + ":8080 {\n\troot * " +
+                               path("public") + "\n\tphp_server {\n\t\tworker {\n\t\t\tfile " +
+                               path("worker.php") + "\n\t\t\tname app\n\t\t}\n\t}\n}\n");
+    resolve_config(named, 4);
+    EXPECT_EQ(named.workers.at(0).name, "app");
+    EXPECT_EQ(named.sites[0].workers.at(0).name, ":8080:app");
 }
 
 TEST_F(CaddyfileResolveErrors, TooFewThreadsForTheWorkers) {

@@ -124,9 +124,11 @@ TEST(ParseDuration, RejectsOverflow) {
     EXPECT_THAT(duration_error("2562047.9h"), HasSubstr("too large"));
 }
 
-TEST(ParseDuration, RejectsNonZeroBelowOneMillisecond) {
-    EXPECT_THAT(duration_error("500us"), HasSubstr("below the 1ms resolution"));
-    EXPECT_THAT(duration_error("1ns"), HasSubstr("below the 1ms resolution"));
+TEST(ParseDuration, RoundsAPositiveDurationBelowOneMillisecondUpToOne) {
+    EXPECT_EQ(parse_duration("500us"), 1ms);
+    EXPECT_EQ(parse_duration("1ns"), 1ms);
+    EXPECT_EQ(parse_duration("1500us"), 1ms);
+    EXPECT_EQ(parse_duration("0s"), 0ms);
 }
 
 TEST(ParseSize, ReadsPlainBytes) {

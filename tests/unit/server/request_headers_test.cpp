@@ -60,6 +60,20 @@ TEST(RequestHeaders, HostWithoutPort) {
     EXPECT_EQ(host_without_port("[::1]"), "[::1]");
 }
 
+TEST(RequestHeaders, ServerPortIsTheHostsPortElseTheSchemes) {
+    EXPECT_EQ(server_port_of("example.com:8080", false), 8080);
+    EXPECT_EQ(server_port_of("example.com:8443", true), 8443);
+    EXPECT_EQ(server_port_of("example.com", false), 80);
+    EXPECT_EQ(server_port_of("example.com", true), 443);
+    EXPECT_EQ(server_port_of("[::1]:9000", false), 9000);
+    EXPECT_EQ(server_port_of("[::1]", true), 443);
+    EXPECT_EQ(server_port_of("", false), 80);
+    // Not a port: the scheme's.
+    EXPECT_EQ(server_port_of("example.com:", false), 80);
+    EXPECT_EQ(server_port_of("example.com:99999", false), 80);
+    EXPECT_EQ(server_port_of("example.com:0", true), 443);
+}
+
 TEST(RequestHeaders, CopiesForwardableFieldsInOrderWithoutProxy) {
     boost::beast::http::fields fields;
     fields.insert("Accept", "*/*");

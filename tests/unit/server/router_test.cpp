@@ -545,10 +545,13 @@ TEST_F(RouterResolve, DoesNotServeAFileWithTrailingSlash) {
     EXPECT_EQ(resolve_bare("/readme.txt/"), "not_found");
 }
 
-TEST_F(RouterResolve, FileServerOffTurnsStaticFilesIntoNotFound) {
+TEST_F(RouterResolve, FileServerOffSendsStaticFilesToTheFrontController) {
+    // As FrankenPHP's php_server { file_server off }: {path} names scripts only.
     const router_options options{root_, "index.php", false};
-    EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), "not_found");
-    EXPECT_EQ(describe(resolve_route(options, "/inside.txt", "")), "not_found");
+    EXPECT_EQ(describe(resolve_route(options, "/hello.txt", "")), front_controller);
+    EXPECT_EQ(describe(resolve_route(options, "/inside.txt", "")), front_controller);
+    const router_options bare{bare_, "index.php", false};
+    EXPECT_EQ(describe(resolve_route(bare, "/readme.txt", "")), "not_found");
     EXPECT_EQ(describe(resolve_route(options, "/app.php", "")), "php /app.php");
     EXPECT_EQ(describe(resolve_route(options, "/missing", "")), front_controller);
     EXPECT_EQ(describe(resolve_route(options, "/dir", "")), "redirect /dir/");
