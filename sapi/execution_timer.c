@@ -18,6 +18,7 @@
 #include <php.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -34,10 +35,24 @@
 // arms it.
 #define SPINDLE_TIMER_KEPT ((pid_t)-1)
 
+// A forked child (pcntl_fork() in `spindle php-cli`) inherits no timer: the thread that forked
+// must create its own again, which pcntl_fork() asks for by calling the function below.
+static void forget_timer_in_child(void) {
+    if (EG(pid) == SPINDLE_TIMER_KEPT) {
+        EG(pid) = 0;
+    }
+}
+
+static void watch_forks(void) {
+    pthread_atfork(NULL, NULL, forget_timer_in_child);
+}
+
 ZEND_API void zend_max_execution_timer_init(void) {
     if (EG(pid) == SPINDLE_TIMER_KEPT) {
         return;
     }
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, watch_forks);
     if (EG(pid) != 0 && EG(pid) == getpid()) {
         // Created by PHP's own function before this one was in place: keep that timer.
         EG(pid) = SPINDLE_TIMER_KEPT;

@@ -3,6 +3,8 @@
 
 #include "sapi/pcntl_guard.hpp"
 
+#include <initializer_list>
+
 #include "sapi/internal_functions.hpp"
 #include "sapi/php.hpp"
 

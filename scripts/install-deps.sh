@@ -32,7 +32,7 @@ build_packages=(
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
   # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
-  postgresql redis-server memcached slowhttptest
+  postgresql redis-server slowhttptest
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )

@@ -1,4 +1,4 @@
-"""Real services for the tests of PHP extensions: Redis, Memcached and PostgreSQL from Debian's
+"""Real services for the tests of PHP extensions: Redis and PostgreSQL from Debian's
 packages (scripts/install-deps.sh), each started on 127.0.0.1 and a free port with a fresh
 data directory, no system service and no /etc configuration, and stopped at the end of the
 session. A missing program fails the test that needs it, naming the package."""
@@ -80,7 +80,11 @@ class Service:
                                          stderr=subprocess.STDOUT, cwd=self.base,
                                          **self.run_as())
         wait_for_port(self.port, self.proc, self.log_path, self.name)
+        self.wait_ready()
         return self
+
+    def wait_ready(self):
+        """Returns once the service answers requests (listening may come first)."""
 
     stop_signal = signal.SIGTERM
 
@@ -105,16 +109,6 @@ class Redis(Service):
     def command(self):
         return [program("redis-server", "redis-server"), "--bind", "127.0.0.1", "--port",
                 str(self.port), "--save", "", "--appendonly", "no", "--dir", str(self.base)]
-
-
-class Memcached(Service):
-    name = "memcached"
-
-    def command(self):
-        # As root, memcached must be told which user to stay.
-        as_user = ["-u", "root"] if os.geteuid() == 0 else []
-        return [program("memcached", "memcached"), "-l", "127.0.0.1", "-p", str(self.port),
-                "-U", "0", "-m", "64", *as_user]
 
 
 class PostgreSQL(Service):
@@ -156,6 +150,16 @@ class PostgreSQL(Service):
                 "-h", "127.0.0.1", "-p", str(self.port), "-k", str(self.base),
                 "-c", "fsync=off", "-c", "max_connections=100"]
 
+    def wait_ready(self):
+        # The port opens while recovery still refuses connections ("the database system is
+        # starting up"); pg_isready says when it takes them.
+        deadline = time.monotonic() + START_TIMEOUT
+        while subprocess.run([str(self.bin / "pg_isready"), "-q", "-h", "127.0.0.1", "-p",
+                              str(self.port)]).returncode != 0:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"PostgreSQL took no connections within {START_TIMEOUT}s")
+            time.sleep(0.05)
+
     def restart(self):
         self.stop()
         self.start()
@@ -177,5 +181,4 @@ def service_fixture(kind):
 
 
 redis_server = service_fixture(Redis)
-memcached_server = service_fixture(Memcached)
 postgres_server = service_fixture(PostgreSQL)
