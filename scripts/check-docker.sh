@@ -387,17 +387,20 @@ BASE_PACKAGES = {"libc6", "libgcc-s1"}  # in every Debian image, slim included
 def owners(paths):
     """{path: package} for the libraries' paths, in one dpkg -S call (merged /usr: dpkg may
     know a file by its /lib or its /usr/lib name, and by its real name or a link's)."""
+    # One name may stand for several of the paths (/lib/x/libc.so.6 and /usr/lib/x/libc.so.6,
+    # as two objects resolved it): each of them gets the owner.
     candidates = {}
     for path in paths:
         for p in (path, os.path.realpath(path)):
             for q in (p, p[4:] if p.startswith("/usr/") else "/usr" + p):
-                candidates.setdefault(q, path)
+                candidates.setdefault(q, set()).add(path)
     r = subprocess.run(["dpkg", "-S", *candidates], capture_output=True, text=True)
     found = {}
     for line in r.stdout.splitlines():
         m = re.match(r"([^:,\s]+)(?::[\w-]+)?(?:, [^:]+)*: (/.+)$", line)
         if m and m.group(2) in candidates:
-            found.setdefault(candidates[m.group(2)], m.group(1))
+            for path in candidates[m.group(2)]:
+                found.setdefault(path, m.group(1))
     return found
 
 
