@@ -114,7 +114,7 @@ void php_exchange::send_head(int status, std::string_view reason,
 }
 
 bool php_exchange::write(std::string_view data) noexcept {
-    if (is_given_up()) {
+    if (is_aborted()) {
         return false;
     }
     if (finished_) {
@@ -146,7 +146,7 @@ bool php_exchange::write_body(std::string_view data) {
 }
 
 bool php_exchange::flush() noexcept {
-    if (is_given_up()) {
+    if (is_aborted()) {
         return false;
     }
     if (finished_ || !head_received_) {
@@ -307,10 +307,6 @@ void php_exchange::log_direct_access(std::uint64_t bytes) const {
 }
 
 bool php_exchange::is_aborted() const noexcept {
-    return is_given_up();
-}
-
-bool php_exchange::is_given_up() const noexcept {
     return aborted_.load(std::memory_order_acquire) ||
            context_.responses_abandoned.load(std::memory_order_acquire);
 }
@@ -528,7 +524,7 @@ bool php_exchange::post(std::string bytes, bool last, std::uint64_t sent_directl
     posted_ = true;
     const std::size_t total = bytes.size();
     if (total == 0) {
-        if (is_given_up()) {
+        if (is_aborted()) {
             return false;
         }
         response_piece piece;
@@ -569,7 +565,7 @@ php_exchange::placement php_exchange::place(std::size_t size) {
     const config::http_limits& limits = context_.config.limits;
     std::unique_lock lock(mutex_);
     for (;;) {
-        if (is_given_up()) {
+        if (is_aborted()) {
             return {};
         }
         const std::size_t room =

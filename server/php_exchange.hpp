@@ -92,6 +92,7 @@ class php_exchange final : public sapi::output_sink {
     bool write(std::string_view data) noexcept override;
     bool flush() noexcept override;
     void finish(bool script_failed) noexcept override;
+    /// The client is gone, or the server abandoned the response (the end of a stop).
     bool is_aborted() const noexcept override;
 
     /// Lets the PHP thread send a complete response itself on the plain TCP socket `fd`, then
@@ -159,8 +160,6 @@ class php_exchange final : public sapi::output_sink {
     /// Out of memory on the PHP thread: the response cannot be completed; the script is told
     /// the client is gone and the session closes the connection.
     void fail_out_of_memory() noexcept;
-    /// Whether the client is gone or the server abandoned the response (shutdown).
-    bool is_given_up() const noexcept;
     /// Tries to send the complete response in `bytes` on the socket now; true if it all went.
     /// On a partial send, `bytes` keeps what is left for the I/O thread and `*sent` says how
     /// much went.

@@ -10,14 +10,11 @@ import subprocess
 import time
 from pathlib import Path
 
+from spindle_harness import free_port
+
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 30.0
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def find_program(*names):

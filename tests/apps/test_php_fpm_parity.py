@@ -11,13 +11,12 @@ import os
 import pwd
 import shutil
 import signal
-import socket
 import subprocess
 import time
 
 import pytest
 
-from spindle_harness import FIXTURES
+from spindle_harness import FIXTURES, free_port
 from spindle_http import Conn, chunked
 
 APP = FIXTURES / "parity"
@@ -108,11 +107,6 @@ CASES = [
          ("empty", "", "application/octet-stream", b"")])),
 ]
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for(predicate, what, timeout=10.0):

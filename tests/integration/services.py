@@ -14,15 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from spindle_harness import free_port
+
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 30.0
 POSTGRES_BIN = Path("/usr/lib/postgresql")
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def program(name, package):

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -99,6 +100,13 @@ def pytest_generate_tests(metafunc):
         classic_only = metafunc.definition.get_closest_marker("classic_only") is not None
         metafunc.parametrize("mode", MODES[:1] if classic_only else MODES, indirect=True,
                              scope="session")
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
 
 
 def executor_fixtures(root):

@@ -142,7 +142,7 @@ def test_x_accel_buffering_no_is_not_buffered_nor_sent(spindle, tmp_path):
     srv = spindle(RESPONSE, env={"TMPDIR": str(tmp_path)})
     lines = 4 * MB_LINES
     with Conn(srv.port, timeout=30, narrow=True) as conn:
-        conn.send_request("GET", f"/unbuffered.php?lines={lines}")
+        conn.send_request("GET", f"/large.php?unbuffered=1&lines={lines}")
         conn.buffer = read_head_bytes(conn, 30)
         conn.settimeout(30)
         assert not spill_files(srv, tmp_path)

@@ -135,7 +135,7 @@ def test_stop_leaves_no_php_thread_waiting_for_a_client(spindle_run):
     # instead of leaving the thread behind (exit 1 after 5 s).
     srv = spindle_run(short_grace_caddyfile(1), warmup="/small.php")
     with Conn(srv.port, timeout=20, narrow=True) as stalled:
-        stalled.send(build_request("GET", "/unbuffered.php?lines=1048576"))
+        stalled.send(build_request("GET", "/large.php?unbuffered=1&lines=1048576"))
         assert stalled.sock.recv(4096).startswith(b"HTTP/1.1 200")
         start = time.monotonic()
         assert srv.terminate(timeout=15) == 0

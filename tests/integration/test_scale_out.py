@@ -9,14 +9,10 @@ import subprocess
 import time
 
 from conftest import FIXTURES
+from spindle_harness import free_port
 
 APP = FIXTURES / "worker"
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def instance_config(port, admin_port):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from spindle_harness import free_port
 from spindle_http import Conn, build_request
 
 LISTEN = re.compile(r"listening on (https?)://127\.0\.0\.1:(\d+)")
@@ -111,11 +112,6 @@ def ports(server, count=1):
             return found
         time.sleep(0.02)
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def s_client(port, servername, certs):
