@@ -40,6 +40,7 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
 <span>Queued: <b id="queued">-</b></span>
 <span>Requests/s: <b id="rate">-</b></span>
 <span>Updates: <b id="updates">0</b></span>
+<span>Spindle <b id="version">-</b>, PHP <b id="php_version">-</b></span>
 </div>
 <div id="error"></div>
 <table>
@@ -123,6 +124,8 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
     setText(document.getElementById("queued"), String(queued));
     setText(document.getElementById("rate"), total.toFixed(1));
     setText(document.getElementById("updates"), String(++updates));
+    setText(document.getElementById("version"), data.version);
+    setText(document.getElementById("php_version"), data.php_version);
     setText(document.getElementById("error"), "");
     previous = data;
   }

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "sapi/engine.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -151,10 +152,15 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
     EXPECT_EQ(samples.at("spindle_connections"), 7);
     EXPECT_EQ(samples.at("process_resident_memory_bytes"), 4096);
     EXPECT_EQ(samples.count("process_cpu_seconds_total"), 0u);  // not read: left out
+    EXPECT_EQ(samples.at(std::string("spindle_build_info{version=\"") + SPINDLE_VERSION +
+                         "\",php_version=\"" + sapi::engine::php_version() + "\"}"),
+              1);
 
     // The running requests show in /threads with their method and URI.
     const auto document = nlohmann::json::parse(threads_json(p, false, 12.5));
     EXPECT_EQ(document["time"], 12.5);
+    EXPECT_EQ(document["version"], SPINDLE_VERSION);
+    EXPECT_EQ(document["php_version"], sapi::engine::php_version());
     EXPECT_EQ(document["ready"], true);
     EXPECT_EQ(document["total"], 3);
     EXPECT_EQ(document["busy"], 2);
