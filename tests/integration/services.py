@@ -107,16 +107,22 @@ class Redis(Service):
         return [program("redis-server", "redis-server"), "--bind", "127.0.0.1", "--port",
                 str(self.port), "--save", "", "--appendonly", "no", "--dir", str(self.base)]
 
-    def query(self, *args):
-        """One Redis command over its own connection, as the test's view of what the app
-        stored: bulk strings and integers come back as str and int, arrays as lists."""
+    def query(self, *args, database=0):
+        """One Redis command in `database` over its own connection, as the test's view of what
+        the app stored: bulk strings and integers come back as str and int, arrays as lists."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
-            parts = [f"*{len(args)}\r\n".encode()]
-            for arg in args:
-                data = str(arg).encode()
-                parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
-            sock.sendall(b"".join(parts))
-            return read_reply(sock.makefile("rb"))
+            sock.sendall(encode_command("SELECT", database) + encode_command(*args))
+            replies = sock.makefile("rb")
+            read_reply(replies)
+            return read_reply(replies)
+
+
+def encode_command(*args):
+    parts = [f"*{len(args)}\r\n".encode()]
+    for arg in args:
+        data = str(arg).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
 
 
 def read_reply(stream):
