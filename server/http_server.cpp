@@ -352,6 +352,12 @@ void http_server::abandon_responses() {
 }
 
 void http_server::check_drained() {
+    // Queued requests whose clients left are not run while the server stops: no one would
+    // take their answers (a slow-read attack can leave hundreds of them behind one worker).
+    if (const std::size_t dropped = context_.pool.drop_abandoned()) {
+        spdlog::get("server")->info("stopping: dropped {} queued request(s) whose client left",
+                                    dropped);
+    }
     auto stats = context_.pool.stats();
     bool idle = stats.busy == 0 && stats.queued == 0 && context_.active_responses.load() == 0;
     if (idle || std::chrono::steady_clock::now() >= drain_deadline_) {
