@@ -37,7 +37,8 @@ def start_spindle(spindle_run, mode, wrapper_options, trusted=""):
 		}}
 	}}
 }}
-http://127.0.0.1:0 {{
+http://:0 {{
+	bind 127.0.0.1
 	root {FIXTURES / 'sapi'}
 	php_server {{
 		{worker_line(mode)}

@@ -144,7 +144,7 @@ def test_access_log_shows_the_client(spindle):
 
 
 def test_threads_view_shows_the_client(spindle):
-    srv = spindle("compat", "--trusted-proxies", "127.0.0.1/32", "--admin", "127.0.0.1:0")
+    srv = spindle("http", "--trusted-proxies", "127.0.0.1/32", "--admin", "127.0.0.1:0")
     conn = Conn(srv.port)
     done = threading.Event()
 
@@ -179,7 +179,8 @@ def test_caddyfile_host_and_json_names(spindle_run, mode):
 		client_ip_headers X-Real-IP X-Forwarded-For
 	}}
 }}
-http://127.0.0.1:0 {{
+http://:0 {{
+	bind 127.0.0.1
 	root {FIXTURES / 'sapi'}
 	php_server {{
 		{worker_line(mode)}
@@ -229,7 +230,7 @@ def test_a_unix_socket_peer_can_be_trusted(spindle_run, mode, socket_path, trust
 		{'trusted_proxies_unix' if trust_unix else ''}
 	}}
 }}
-http://127.0.0.1:0 {{
+http://:0 {{
 	bind 127.0.0.1 unix/{socket_path}
 	root {FIXTURES / 'sapi'}
 	php_server {{
