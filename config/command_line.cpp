@@ -260,11 +260,9 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      [](php_server_args& args, std::string_view) { args.config.sites.front().access_log = true; },
      nullptr},
     // Caddy's `servers { trusted_proxies static ... }`, as a flag.
-    {"trusted-proxies", '\0', "CIDR,...",
-     "peers whose X-Forwarded-*/Forwarded headers name the client (or private_ranges)",
+    {"trusted-proxies", '\0', "CIDR,...", "proxies whose X-Forwarded-* headers count; repeatable",
      add_trusted_proxies, nullptr},
-    {"trusted-proxies-strict", '\0', "",
-     "take the right-most untrusted X-Forwarded-For address, not the left-most",
+    {"trusted-proxies-strict", '\0', "", "client: right-most untrusted X-Forwarded-For entry",
      [](php_server_args& args, std::string_view) { args.config.trusted_proxies.strict = true; },
      nullptr},
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
