@@ -45,8 +45,16 @@ http://:0 {{
 	}}
 }}
 """
-    # No warm-up: a listener that requires the header refuses the harness's plain request.
-    return spindle_run(caddyfile, warmup=None)
+    # The harness's plain warm-up request would be refused: warm up with a header instead, then
+    # take the descriptor baseline the tear-down compares with (no connection may leak).
+    srv = spindle_run(caddyfile, warmup=None)
+    with Conn(srv.port) as conn:
+        conn.send(b"PROXY TCP4 192.0.2.1 127.0.0.1 1000 80\r\n"
+                  b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert conn.read_response().status == 200
+    time.sleep(0.3)
+    srv.fd_baseline = srv.fd_count()
+    return srv
 
 
 @pytest.fixture

@@ -5,12 +5,13 @@ REMOTE_PORT, HTTPS, REQUEST_SCHEME, SERVER_PORT, HTTP_HOST, SERVER_NAME, the acc
 /threads. The test client connects from 127.0.0.1 (the trusted proxy) or from 127.0.0.2 (an
 untrusted peer), two loopback addresses the server tells apart."""
 
+import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import threading
-
 import time
 
 import pytest
@@ -199,8 +200,6 @@ http://:0 {{
 
 
 def test_json_configuration(spindle_run, mode, tmp_path):
-    import json
-
     site = {"listen": ["127.0.0.1:0"], "root": str(FIXTURES / "sapi")}
     if mode == "worker":
         site["workers"] = [{"file": str(FIXTURES / "sapi" / "server_vars.php"), "num": 1}]
@@ -252,8 +251,6 @@ http://:0 {{
 
 @pytest.mark.classic_only
 def test_bad_ranges_are_config_errors(spindle_binary, tmp_path):
-    import subprocess
-
     flag = subprocess.run([spindle_binary, "php-server", "--trusted-proxies", "10.0.0.0/33",
                            "--admin", "off"], capture_output=True, text=True, timeout=30)
     assert flag.returncode != 0
