@@ -237,6 +237,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         json request = nullptr;
         if (const std::optional<worker::running_request> running = s->running()) {
             request = {{"method", running->method},
+                       {"client", running->client},
                        {"uri", running->uri},
                        {"running_ms",
                         std::chrono::duration<double, std::milli>(running->elapsed).count()}};
