@@ -95,6 +95,11 @@ def test_x_sendfile_sends_the_file_with_the_scripts_headers(spindle_run, private
     r = srv.request("HEAD", f"/send.php?path={quoted(private / 'report.txt')}")
     assert (r.status, r.header("Content-Length"), r.body) == (200, str(len(CONTENT)), b"")
 
+    # A download after a form POST: the file, whole (validators and ranges are GET's).
+    r = srv.post(f"/send.php?path={quoted(private / 'report.txt')}", "agree=1",
+                 headers={"Range": "bytes=0-9"})
+    assert (r.status, r.body) == (200, CONTENT), r
+
 
 @pytest.mark.parametrize("php_mode", PHP_MODES)
 def test_range_and_conditional_requests_reach_the_file(spindle_run, private, php_mode):
