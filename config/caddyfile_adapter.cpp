@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "config/caddyfile_dispenser.hpp"
+#include "config/ip_ranges.hpp"
 #include "config/watch_pattern.hpp"
 
 namespace spindle::config {
@@ -470,10 +471,111 @@ class adapter {
             } else if (option == "max_connections" || option == "io_threads") {
                 http[option] = integer_arg(d);
                 mark("/http/" + option, at);
+            } else if (option == "trusted_proxies") {
+                http["trusted_proxies"] = trusted_proxies(d);
+                mark("/http/trusted_proxies", at);
+            } else if (option == "trusted_proxies_strict" || option == "trusted_proxies_unix" ||
+                       option == "trusted_proxies_host") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                // Caddy's JSON has the strict switch as an integer.
+                http[option] = option == "trusted_proxies_strict" ? json(1) : json(true);
+                mark("/http/" + option, at);
+            } else if (option == "client_ip_headers") {
+                const std::vector<std::string> names = d.remaining_args();
+                if (names.empty()) {
+                    throw d.arg_error();
+                }
+                http["client_ip_headers"] = names;
+                mark("/http/client_ip_headers", at);
+            } else if (option == "listener_wrappers") {
+                http["listener_wrappers"] = listener_wrappers(d);
+                mark("/http/listener_wrappers", at);
             } else {
                 throw d.error("unknown servers option \"" + option + "\"");
             }
         }
+    }
+
+    // trusted_proxies static RANGE... | private_ranges (Caddy's static IP source).
+    json trusted_proxies(dispenser& d) {
+        if (!d.next_arg()) {
+            throw d.arg_error();
+        }
+        if (d.val() != "static") {
+            throw d.error("trusted_proxies: source \"" + d.val() +
+                          "\" is not supported (use static)");
+        }
+        json ranges = json::array();
+        while (d.next_arg()) {
+            if (d.val() == "private_ranges") {
+                for (const std::string& range : private_ip_ranges()) {
+                    ranges.push_back(range);
+                }
+            } else {
+                ranges.push_back(d.val());
+            }
+        }
+        if (ranges.empty()) {
+            throw d.error("trusted_proxies static: give CIDR ranges or private_ranges");
+        }
+        no_block(d, "trusted_proxies");
+        return {{"source", "static"}, {"ranges", std::move(ranges)}};
+    }
+
+    // listener_wrappers { proxy_protocol { timeout D  allow CIDR...  deny CIDR...
+    // fallback_policy P }  tls }, Caddy's names.
+    json listener_wrappers(dispenser& d) {
+        if (d.next_arg()) {
+            throw d.arg_error();
+        }
+        json wrappers = json::array();
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string name = d.val();
+            if (name == "tls") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                wrappers.push_back({{"wrapper", "tls"}});
+                continue;
+            }
+            if (name != "proxy_protocol") {
+                throw d.error("unknown listener wrapper \"" + name +
+                              "\" (use proxy_protocol or tls)");
+            }
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+            json wrapper = {{"wrapper", "proxy_protocol"}};
+            const std::string pointer =
+                "/http/listener_wrappers/" + std::to_string(wrappers.size());
+            for (const std::size_t inner = d.nesting(); d.next_block(inner);) {
+                const std::string option = d.val();
+                mark(pointer + "/" + option, d.current());
+                if (option == "timeout" || option == "fallback_policy") {
+                    wrapper[option] = one_arg(d);
+                } else if (option == "allow" || option == "deny") {
+                    json& ranges = wrapper[option];
+                    if (ranges.is_null()) {
+                        ranges = json::array();
+                    }
+                    std::size_t count = 0;
+                    while (d.next_arg()) {
+                        ranges.push_back(d.val());
+                        ++count;
+                    }
+                    if (count == 0) {
+                        throw d.arg_error();
+                    }
+                } else {
+                    throw d.error("unknown proxy_protocol option \"" + option +
+                                  "\" (use timeout, allow, deny or fallback_policy)");
+                }
+            }
+            wrappers.push_back(std::move(wrapper));
+        }
+        return wrappers;
     }
 
     void global_log(dispenser& d) {

@@ -199,6 +199,31 @@ struct site_config {
     source_location origin;
 };
 
+/// Which peers may tell the client's address, scheme and host through forwarding headers
+/// (Caddy's global `servers { trusted_proxies ... }` and its companions). With no range and
+/// no trust_unix every forwarding header is left as the client sent it.
+struct trusted_proxies_config {
+    std::vector<std::string> ranges;  ///< CIDR ranges; `private_ranges` expanded
+    bool strict = false;              ///< trusted_proxies_strict: right-most untrusted address
+    bool trust_unix = false;          ///< trusted_proxies_unix: Unix-socket peers are trusted
+    /// trusted_proxies_host (Spindle's own): HTTP_HOST and SERVER_NAME from X-Forwarded-Host
+    /// or Forwarded host=; Caddy has no such switch, and a wrong Host breaks virtual hosts.
+    bool use_host = false;
+    /// Where the client address is read, the first present wins (client_ip_headers); a
+    /// header named Forwarded is read as RFC 7239.
+    std::vector<std::string> client_ip_headers{"X-Forwarded-For", "Forwarded"};
+};
+
+/// The PROXY protocol on every listener (Caddy's `listener_wrappers { proxy_protocol }`).
+struct proxy_protocol_config {
+    /// How long a new connection may take to send its header.
+    std::chrono::milliseconds timeout{5'000};
+    std::vector<std::string> allow;  ///< peers whose header is used (their address replaced)
+    std::vector<std::string> deny;   ///< peers whose connection is refused if they send one
+    /// For the other peers: ignore, use, reject, require or skip (go-proxyproto's policies).
+    std::string fallback_policy = "ignore";
+};
+
 /// Everything a running server needs, from the command line (config/command_line.hpp), a
 /// Caddyfile or a JSON document (config/json_config.hpp). Read-only once the server starts.
 struct server_config {
@@ -226,6 +251,8 @@ struct server_config {
     /// How long a graceful stop (SIGTERM) waits for in-flight requests.
     std::chrono::milliseconds grace_period{30'000};
     http_limits limits;
+    trusted_proxies_config trusted_proxies;
+    std::optional<proxy_protocol_config> proxy_protocol;  ///< nullopt: no PROXY header read
     /// Where the admin endpoint (metrics, /threads, health, status page, worker restarts)
     /// listens; nullopt: off. Plain HTTP without authentication: keep it on loopback or a
     /// private network.

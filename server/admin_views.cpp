@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sapi/engine.hpp"
 #include "server/prometheus_writer.hpp"
 #include "worker/pool.hpp"
 
@@ -148,7 +149,13 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
                  static_cast<std::uint64_t>(groups[i].queued));
     }
 
-    // Spindle's own.
+    // Spindle's own. The build, as Prometheus exporters name it (`*_build_info`, value 1):
+    // dashboards join it to tell which PHP served a graph.
+    w.family("spindle_build_info", metric_type::gauge,
+             "Spindle and PHP versions of this process (always 1)");
+    w.sample("spindle_build_info",
+             {{"version", SPINDLE_VERSION}, {"php_version", sapi::engine::php_version()}},
+             std::uint64_t{1});
     w.family("spindle_worker_request_duration_seconds", metric_type::histogram,
              "How long worker requests ran on their PHP thread");
     for (std::size_t i = 1; i < groups.size(); ++i) {
@@ -230,6 +237,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         json request = nullptr;
         if (const std::optional<worker::running_request> running = s->running()) {
             request = {{"method", running->method},
+                       {"client", running->client},
                        {"uri", running->uri},
                        {"running_ms",
                         std::chrono::duration<double, std::milli>(running->elapsed).count()}};
@@ -247,6 +255,8 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
             {{"name", pool.group_name(i)}, {"worker", i != 0}, {"queued", pool.queued(i)}});
     }
     json document;
+    document["version"] = SPINDLE_VERSION;
+    document["php_version"] = sapi::engine::php_version();
     document["time"] = now;
     document["ready"] = ready.ready;
     document["reason"] = ready.reason;

@@ -102,6 +102,7 @@ http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
         // (Laravel's TrustProxies, Symfony's trusted_proxies) read X-Forwarded-For from it.
         remote_addr_ = local_addr_ = "127.0.0.1";
         local_port_ = 80;
+        peer_is_unix_ = true;
     } else {
         if (!ec) {
             local_addr_ = local.address().to_string();
@@ -128,12 +129,94 @@ http_session::~http_session() {
 
 void http_session::start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-        if (self->tls_) {
-            self->do_detect_tls();
+        if (self->context_.proxy_protocol) {
+            self->do_read_proxy_header();
         } else {
-            self->do_wait_request();
+            self->start_protocol();
         }
     });
+}
+
+void http_session::start_protocol() {
+    if (tls_) {
+        do_detect_tls();
+    } else {
+        do_wait_request();
+    }
+}
+
+// --- PROXY protocol ----------------------------------------------------------------------
+
+void http_session::do_read_proxy_header() {
+    if (!proxy_parser_) {
+        proxy_policy_ = context_.proxy_protocol->policy_for(remote_addr_, peer_is_unix_);
+        if (proxy_policy_ == proxy_policy::skip) {
+            start_protocol();
+            return;
+        }
+        proxy_parser_.emplace();
+        // One deadline for the whole header, as HAProxy's and Caddy's `timeout`: a peer that
+        // connects and says nothing holds the connection no longer.
+        stream_.expires_after(context_.proxy_protocol->timeout);
+    }
+    // The header is small (107 bytes for v1, 16 + 4096 at most for v2); what comes after it in
+    // the same read stays in buffer_ for TLS or HTTP.
+    const std::size_t room = std::min<std::size_t>(proxy_header_parser::max_v2_payload + 16,
+                                                   buffer_.max_size() - buffer_.size());
+    if (room == 0) {
+        do_close();
+        return;
+    }
+    stream_.tcp().async_read_some(
+        buffer_.prepare(room),
+        beast::bind_front_handler(&http_session::on_read_proxy_header, shared_from_this()));
+}
+
+void http_session::on_read_proxy_header(beast::error_code ec, std::size_t bytes) {
+    if (ec) {
+        log()->debug("PROXY header from {}: {}", remote_addr_,
+                     ec == beast::error::timeout ? "none within the timeout" : ec.message());
+        do_close();
+        return;
+    }
+    const std::size_t before = buffer_.size();
+    buffer_.commit(bytes);
+    const auto* data = static_cast<const char*>(buffer_.data().data());
+    proxy_parser_->feed(std::string_view(data + before, bytes));
+    switch (proxy_parser_->state()) {
+        case proxy_header_state::done: break;
+        case proxy_header_state::not_proxy:
+            if (proxy_policy_ == proxy_policy::require) {
+                log()->debug("connection from {} sent no PROXY header; closed", remote_addr_);
+                do_close();
+                return;
+            }
+            proxy_parser_.reset();
+            start_protocol();
+            return;
+        case proxy_header_state::invalid:
+            log()->debug("malformed PROXY header from {}: {}; closed", remote_addr_,
+                         proxy_parser_->error());
+            do_close();
+            return;
+        default: do_read_proxy_header(); return;
+    }
+    if (proxy_policy_ == proxy_policy::reject) {
+        log()->debug("PROXY header from {}, which is denied; closed", remote_addr_);
+        do_close();
+        return;
+    }
+    const proxy_header& header = proxy_parser_->header();
+    if (header.source && proxy_policy_ != proxy_policy::ignore) {
+        // From here on the client is the address the proxy names, for trusted_proxies as for
+        // REMOTE_ADDR and the access log.
+        remote_addr_ = config::format_ip(header.source->address);
+        remote_port_ = header.source->port;
+        peer_is_unix_ = false;
+    }
+    buffer_.consume(proxy_parser_->header_size());
+    proxy_parser_.reset();
+    start_protocol();
 }
 
 // --- TLS ---------------------------------------------------------------------------------
@@ -455,7 +538,21 @@ void http_session::on_read_body(beast::error_code ec, std::size_t) {
 
 // --- answering ---------------------------------------------------------------------------
 
+void http_session::read_forwarding_headers() {
+    forwarded_ = {};
+    if (!context_.forwarding.is_enabled() ||
+        !is_trusted_peer(context_.forwarding, remote_addr_, peer_is_unix_)) {
+        return;
+    }
+    std::vector<field_view> fields;
+    for (const auto& field : parser_->get()) {
+        fields.push_back({field.name_string(), field.value()});
+    }
+    forwarded_ = read_forwarded(context_.forwarding, fields);
+}
+
 void http_session::handle_request() {
+    read_forwarding_headers();
     const std::string_view host = parser_->get()[http::field::host];
     if (plain_on_tls_port_) {
         // The connection cannot turn into TLS: answer, then close.
@@ -858,14 +955,24 @@ void http_session::dispatch_php(route& r) {
     if (site_->x_sendfile) {
         set_x_sendfile_request_headers(*site_->x_sendfile, out.headers);
     }
-    out.remote_addr = remote_addr_;
-    out.remote_port = remote_port_;
+    out.remote_addr = client_addr();
+    out.remote_port = client_port();
     out.server_addr = local_addr_;
-    out.is_https = stream_.is_tls();
+    // A trusted proxy's X-Forwarded-Proto/-Port/-Host say what the client used; the TLS
+    // details stay those of this connection (empty behind a proxy that ended TLS).
+    out.is_https = forwarded_.is_https.value_or(stream_.is_tls());
     out.tls_protocol = tls_protocol_;
     out.tls_cipher = tls_cipher_;
-    auto host = req[http::field::host];
-    out.server_port = server_port_of(host, out.is_https);
+    std::string_view host = req[http::field::host];
+    if (forwarded_.host) {
+        host = *forwarded_.host;
+        for (sapi::header& h : out.headers) {
+            if (beast::iequals(h.name, "host")) {
+                h.value = host;
+            }
+        }
+    }
+    out.server_port = forwarded_.server_port.value_or(server_port_of(host, out.is_https));
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
     out.document_root = router_->document_root.empty() ? router_->root : router_->document_root;
     out.env_index = site_->env_index;
@@ -1302,7 +1409,7 @@ void http_session::log_access(std::string_view outcome) {
         target.append("?").append(target_query_);
     }
     access_entry entry;
-    entry.remote_addr = remote_addr_;
+    entry.remote_addr = client_addr();
     entry.method = std::string_view(req.method_string());
     entry.target = target;
     entry.http_version = static_cast<int>(req.version());

@@ -46,7 +46,8 @@ constexpr bool is_crash(restart_reason reason) noexcept {
 /// The request a slot is running, as an observer sees it.
 struct running_request {
     std::string method;
-    std::string uri;  ///< the request-target, cut at slot::running_text_capacity bytes
+    std::string client;  ///< REMOTE_ADDR: the peer, or the client a trusted proxy named
+    std::string uri;     ///< the request-target, cut at slot::running_text_capacity bytes
     std::chrono::nanoseconds elapsed{0};  ///< since the slot thread took the request
 };
 
@@ -98,7 +99,7 @@ class slot {
     /// being assigned and the slot thread taking it). Any thread; never blocks the slot.
     std::optional<running_request> running() const;
 
-    /// Bytes of method + URI kept for running(); longer URIs are cut.
+    /// Bytes of method + client + URI kept for running(); longer URIs are cut.
     static constexpr std::size_t running_text_capacity = 256;
 
   private:
@@ -108,7 +109,8 @@ class slot {
     void begin_request(const sapi::request& request) noexcept;
     /// Slot thread: the request begun last is over (no-op when none is running).
     void end_request() noexcept;
-    /// Slot thread: publishes `text` (method + '\0' + URI) and `since` for running().
+    /// Slot thread: publishes `text` (method + '\0' + client + '\0' + URI) and `since` for
+    /// running().
     void publish_running(std::string_view text, std::int64_t since) noexcept;
     /// Slot thread: counts a script start-up or restart.
     void count_boot() noexcept { boots_.fetch_add(1, std::memory_order_relaxed); }

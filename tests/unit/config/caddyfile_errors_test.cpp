@@ -657,3 +657,32 @@ TEST_F(CaddyfileResolveErrors, AValidFileResolves) {
 
 }  // namespace
 }  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+TEST(CaddyfileErrors, TrustedProxiesAndProxyProtocol) {
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies static 10.0.0.0/8 nope\n\t}\n")),
+              "Caddyfile:3: \"nope\" is not an IP range: expected an address such as "
+              "10.0.0.0/8 or fd00::/8");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies cloudflare\n\t}\n")),
+              "Caddyfile:3: trusted_proxies: source \"cloudflare\" is not supported (use static)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies static\n\t}\n")),
+              "Caddyfile:3: trusted_proxies static: give CIDR ranges or private_ranges");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies_strict on\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'on'");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\thttp_redirect\n"
+                              "\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown listener wrapper \"http_redirect\" (use proxy_protocol or "
+              "tls)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\tproxy_protocol {\n"
+                              "\t\t\t\tfallback_policy maybe\n\t\t\t}\n\t\t}\n\t}\n")),
+              "Caddyfile:5: fallback_policy: unknown policy \"maybe\" (use ignore, use, reject, "
+              "require or skip)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\tproxy_protocol {\n"
+                              "\t\t\t\tallow 10.0.0.0/99\n\t\t\t}\n\t\t}\n\t}\n")),
+              "Caddyfile:5: \"10.0.0.0/99\" is not an IP range: the prefix length is above 32");
+}
+
+}  // namespace
+}  // namespace spindle::config

@@ -667,3 +667,64 @@ TEST(JsonConfigErrors, SyntaxErrorKeepsFileAndLine) {
 
 }  // namespace
 }  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+TEST(JsonConfig, TrustedProxiesAndProxyProtocolAreRead) {
+    const server_config c = config_from_json(read_json_file(with_top(R"("http": {
+      "trusted_proxies": {"source": "static", "ranges": ["10.0.0.0/8", "fd00::/8"]},
+      "trusted_proxies_strict": 1, "trusted_proxies_unix": true, "trusted_proxies_host": true,
+      "client_ip_headers": ["X-Real-IP"],
+      "listener_wrappers": [{"wrapper": "proxy_protocol", "timeout": "2s",
+                             "allow": ["10.0.0.0/8"], "deny": ["10.9.0.0/16"],
+                             "fallback_policy": "require"}, {"wrapper": "tls"}]})"),
+                                                            "c.json"),
+                                             "c.json");
+    EXPECT_EQ(c.trusted_proxies.ranges, (std::vector<std::string>{"10.0.0.0/8", "fd00::/8"}));
+    EXPECT_TRUE(c.trusted_proxies.strict);
+    EXPECT_TRUE(c.trusted_proxies.trust_unix);
+    EXPECT_TRUE(c.trusted_proxies.use_host);
+    EXPECT_EQ(c.trusted_proxies.client_ip_headers, std::vector<std::string>{"X-Real-IP"});
+    ASSERT_TRUE(c.proxy_protocol);
+    EXPECT_EQ(c.proxy_protocol->timeout, 2s);
+    EXPECT_EQ(c.proxy_protocol->allow, std::vector<std::string>{"10.0.0.0/8"});
+    EXPECT_EQ(c.proxy_protocol->deny, std::vector<std::string>{"10.9.0.0/16"});
+    EXPECT_EQ(c.proxy_protocol->fallback_policy, "require");
+
+    const server_config defaults =
+        config_from_json(read_json_file(with_top(R"("http": {})"), "c.json"), "c.json");
+    EXPECT_TRUE(defaults.trusted_proxies.ranges.empty());
+    EXPECT_FALSE(defaults.trusted_proxies.strict);
+    EXPECT_EQ(defaults.trusted_proxies.client_ip_headers,
+              (std::vector<std::string>{"X-Forwarded-For", "Forwarded"}));
+    EXPECT_FALSE(defaults.proxy_protocol);
+}
+
+TEST(JsonConfig, TrustedProxiesAndProxyProtocolErrors) {
+    EXPECT_EQ(error_of(with_top(R"("http": {"trusted_proxies": {"source": "cloudflare"}})")),
+              "c.json: /http/trusted_proxies/source: must be \"static\" (the only source "
+              "Spindle has)");
+    EXPECT_EQ(
+        error_of(with_top(
+            R"("http": {"trusted_proxies": {"source": "static", "ranges": ["1.2.3.4/40"]}})")),
+        "c.json: /http/trusted_proxies/ranges/0: \"1.2.3.4/40\" is not an IP range: the "
+        "prefix length is above 32");
+    EXPECT_EQ(error_of(with_top(R"("http": {"client_ip_headers": ["X Real"]})")),
+              "c.json: /http/client_ip_headers/0: \"X Real\" is not a header name");
+    EXPECT_EQ(
+        error_of(with_top(R"("http": {"listener_wrappers": [{"wrapper": "http_redirect"}]})")),
+        "c.json: /http/listener_wrappers/0/wrapper: unknown listener wrapper "
+        "\"http_redirect\" (use proxy_protocol or tls)");
+    EXPECT_EQ(
+        error_of(with_top(
+            R"("http": {"listener_wrappers": [{"wrapper": "proxy_protocol", "timeout": "0s"}]})")),
+        "c.json: /http/listener_wrappers/0/timeout: must be above 0");
+    EXPECT_EQ(
+        error_of(with_top(
+            R"("http": {"listener_wrappers": [{"wrapper": "proxy_protocol", "allow": "10.0.0.0/8"}]})")),
+        "c.json: /http/listener_wrappers/0/allow: must be an array of strings");
+}
+
+}  // namespace
+}  // namespace spindle::config
