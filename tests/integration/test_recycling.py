@@ -119,29 +119,3 @@ def test_a_classic_thread_holding_a_large_heap_is_recycled(spindle_run):
     assert len(held) >= 5 and all(h > 8 for h in held), (held, srv.log_tail())
     growth = rss_bytes(srv.pid) - rss_start
     assert growth < 12 * MIB, growth
-
-
-@pytest.mark.zend_allocator
-def test_threads_view_reports_the_heap_a_thread_holds(spindle_run):
-    srv = spindle_run(f"""{{
-	admin 127.0.0.1:0
-	frankenphp {{
-		num_threads 2
-		worker {{
-			file {APP}/leak.php
-			num 1
-		}}
-	}}
-}}
-:0 {{
-	bind 127.0.0.1
-	root * {APP}
-	php_server
-}}
-""", warmup=None)
-    for _ in range(8):
-        assert srv.get("/leak.php").status == 200
-    r = srv.admin("GET", "/threads")
-    assert r.status == 200, r
-    worker = [t for t in r.json()["threads"] if t.get("held_memory_bytes", 0) > 8 * MIB]
-    assert len(worker) == 1, r.json()
