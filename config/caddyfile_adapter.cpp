@@ -309,7 +309,7 @@ class adapter {
             if (option == "num_threads" || option == "max_queue" || option == "max_requests") {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
-            } else if (option == "max_wait_time") {
+            } else if (option == "max_wait_time" || option == "max_memory") {
                 php[option] = one_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "php_ini") {
@@ -356,7 +356,7 @@ class adapter {
     }
 
     // worker FILE [NUM] | worker [FILE [NUM]] { file; num; env; name; match; max_requests;
-    // max_consecutive_failures; watch [PATTERN...] }
+    // max_memory; max_consecutive_failures; watch [PATTERN...] }
     json worker(dispenser& d, const std::string& pointer) {
         json w = json::object();
         const token worker_at = d.current();
@@ -376,7 +376,7 @@ class adapter {
         for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
             const std::string option = d.val();
             const token at = d.current();
-            if (option == "file" || option == "name") {
+            if (option == "file" || option == "name" || option == "max_memory") {
                 w[option] = one_arg(d);
             } else if (option == "num" || option == "max_requests") {
                 w[option] = integer_arg(d);
@@ -624,6 +624,7 @@ class adapter {
         bool access_log = false;
         json access_log_options = json::object();  ///< `log { output ... format ... }`
         json encode;
+        json x_sendfile;  ///< php_server/php { x_sendfile ... }
         std::vector<std::string> bind;
         json tls;  ///< {"certificate", "key"} from `tls CERT KEY`
     };
@@ -750,6 +751,9 @@ class adapter {
         }
         if (!state.encode.is_null()) {
             site["encode"] = state.encode;
+        }
+        if (!state.x_sendfile.is_null()) {
+            site["x_sendfile"] = state.x_sendfile;
         }
         result.document["sites"].push_back(std::move(site));
     }
@@ -1021,6 +1025,8 @@ class adapter {
                 mark(pointer + "/file_server", at);
             } else if (option == "follow_symlinks") {
                 follow_symlinks(d, pointer, state);
+            } else if (option == "x_sendfile") {
+                x_sendfile(d, pointer + "/x_sendfile", state);
             } else if (option == "resolve_root_symlink") {
                 // Without an argument: true, as in FrankenPHP.
                 bool resolve = true;
@@ -1040,6 +1046,46 @@ class adapter {
                               " option \"" + option + "\"");
             }
         }
+    }
+
+    // x_sendfile [DIR...] | x_sendfile { root DIR...; accel_redirect PREFIX DIR }: the
+    // directories X-Sendfile may name, and the X-Accel-Redirect prefixes (nginx's internal
+    // locations) with the directory each maps to.
+    void x_sendfile(dispenser& d, const std::string& pointer, site_state& state) {
+        json out = state.x_sendfile.is_null() ? json::object() : state.x_sendfile;
+        mark(pointer, d.current());
+        auto add_roots = [&](std::vector<std::string> dirs) {
+            for (std::string& dir : dirs) {
+                out["root"].push_back(std::move(dir));
+            }
+        };
+        add_roots(d.remaining_args());
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "root") {
+                std::vector<std::string> dirs = d.remaining_args();
+                if (dirs.empty()) {
+                    throw d.arg_error();
+                }
+                add_roots(std::move(dirs));
+                mark(pointer + "/root", at);
+            } else if (option == "accel_redirect") {
+                const std::vector<std::string> args = d.remaining_args();
+                if (args.size() != 2) {
+                    throw d.error("accel_redirect: use accel_redirect /PREFIX/ DIRECTORY");
+                }
+                mark(pointer + "/accel_redirect/" + std::to_string(out["accel_redirect"].size()),
+                     at);
+                out["accel_redirect"].push_back({{"prefix", args[0]}, {"root", args[1]}});
+            } else {
+                throw d.error("unknown x_sendfile option \"" + option + "\"");
+            }
+        }
+        if (out.empty()) {
+            throw d.error("x_sendfile: give the directories it may send from");
+        }
+        state.x_sendfile = std::move(out);
     }
 
     // follow_symlinks, in php_server, php or file_server: a Spindle option (Caddy always follows

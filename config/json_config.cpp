@@ -207,8 +207,8 @@ class document_reader {
 
     worker_config worker(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"file", "num", "name", "env", "match", "max_requests", "max_consecutive_failures",
-                "watch"});
+               {"file", "num", "name", "env", "match", "max_requests", "max_memory",
+                "max_consecutive_failures", "watch"});
         worker_config w;
         w.origin = where(pointer);
         if (!value.contains("file")) {
@@ -239,6 +239,9 @@ class document_reader {
         if (value.contains("max_requests")) {
             w.max_requests = integer(value["max_requests"], child(pointer, "max_requests"), 0,
                                      std::numeric_limits<std::uint32_t>::max());
+        }
+        if (value.contains("max_memory")) {
+            w.max_memory = size(value["max_memory"], child(pointer, "max_memory"));
         }
         if (value.contains("max_consecutive_failures")) {
             const json& failures = value["max_consecutive_failures"];
@@ -470,6 +473,51 @@ class document_reader {
         return out;
     }
 
+    x_sendfile_config x_sendfile(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"root", "accel_redirect"});
+        x_sendfile_config out;
+        out.origin = where(pointer);
+        if (value.contains("root")) {
+            out.roots = strings(value["root"], child(pointer, "root"));
+            for (const std::string& root : out.roots) {
+                if (root.empty()) {
+                    fail(child(pointer, "root"), "a directory is empty");
+                }
+            }
+        }
+        if (value.contains("accel_redirect")) {
+            const std::string at = child(pointer, "accel_redirect");
+            if (!value["accel_redirect"].is_array()) {
+                fail(at, "must be an array of {\"prefix\", \"root\"} objects");
+            }
+            for (std::size_t i = 0; i < value["accel_redirect"].size(); ++i) {
+                const json& entry = value["accel_redirect"][i];
+                const std::string entry_at = child(at, i);
+                object(entry, entry_at, {"prefix", "root"});
+                if (!entry.contains("prefix") || !entry.contains("root")) {
+                    fail(entry_at, "needs a \"prefix\" and a \"root\"");
+                }
+                accel_mapping mapping{string(entry["prefix"], child(entry_at, "prefix")),
+                                      string(entry["root"], child(entry_at, "root"))};
+                if (!mapping.prefix.starts_with('/')) {
+                    fail(child(entry_at, "prefix"),
+                         "\"" + mapping.prefix + "\" must be a URL path starting with '/'");
+                }
+                if (!mapping.prefix.ends_with('/')) {
+                    mapping.prefix.push_back('/');
+                }
+                if (mapping.root.empty()) {
+                    fail(child(entry_at, "root"), "the directory is empty");
+                }
+                out.accel_redirect.push_back(std::move(mapping));
+            }
+        }
+        if (out.roots.empty() && out.accel_redirect.empty()) {
+            fail(pointer, "needs a \"root\" or an \"accel_redirect\" mapping");
+        }
+        return out;
+    }
+
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
                {"listen",
@@ -490,6 +538,7 @@ class document_reader {
                 "resolve_root_symlink",
                 "access_log",
                 "encode",
+                "x_sendfile",
                 "tls",
                 "redirect_to_https"});
         site_config s;
@@ -586,6 +635,9 @@ class document_reader {
             for (std::size_t i = 0; i < value["headers"].size(); ++i) {
                 s.headers.push_back(header(value["headers"][i], child(at, i)));
             }
+        }
+        if (value.contains("x_sendfile")) {
+            s.x_sendfile = x_sendfile(value["x_sendfile"], child(pointer, "x_sendfile"));
         }
         if (value.contains("respond")) {
             const std::string at = child(pointer, "respond");
@@ -844,8 +896,8 @@ class document_reader {
 
     void php(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer,
-               {"num_threads", "max_wait_time", "max_queue", "max_requests", "ini_file", "ini",
-                "workers", "worker_restart_grace"});
+               {"num_threads", "max_wait_time", "max_queue", "max_requests", "max_memory",
+                "ini_file", "ini", "workers", "worker_restart_grace"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
@@ -861,6 +913,9 @@ class document_reader {
         if (value.contains("max_requests")) {
             config.max_requests =
                 integer(value["max_requests"], child(pointer, "max_requests"), 0, 1'000'000'000);
+        }
+        if (value.contains("max_memory")) {
+            config.max_memory = size(value["max_memory"], child(pointer, "max_memory"));
         }
         if (value.contains("ini_file")) {
             config.php_ini_file = string(value["ini_file"], child(pointer, "ini_file"));

@@ -246,6 +246,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         const sapi::memory_use memory = s->memory();
         entry["memory_bytes"] = memory.in_use;
         entry["peak_memory_bytes"] = memory.peak;
+        entry["held_memory_bytes"] = memory.held;
         threads.push_back(std::move(entry));
     }
     json groups = json::array();

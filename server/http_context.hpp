@@ -46,6 +46,8 @@ struct site_context {
     std::size_t env_index = 0;       ///< its environment (sapi::engine::add_environment)
     bool access_log = false;
     std::optional<encode::encode_policy> encode;  ///< response compression; nullopt: off
+    /// X-Sendfile / X-Accel-Redirect directories; nullopt: those headers pass through.
+    std::optional<config::x_sendfile_config> x_sendfile;
     /// Not 0: this entry only answers plain HTTP for an HTTPS site's hosts with a 308 to
     /// https://host[:port] (the site's redirect_to_https); nothing else of it is used.
     std::uint16_t redirect_https_port = 0;

@@ -34,6 +34,7 @@
 #include "server/static_file.hpp"
 #include "server/status_text.hpp"
 #include "server/tls_certificates.hpp"
+#include "server/x_sendfile.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -675,8 +676,7 @@ void http_session::respond_fixed(const config::respond_rule& rule) {
 
 void http_session::serve_static(const route& r) {
     const auto& req = parser_->get();
-    bool is_head = req.method() == http::verb::head;
-    if (req.method() != http::verb::get && !is_head) {
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
         respond(405, "static files answer GET and HEAD only", keep_alive_, "Allow: GET, HEAD\r\n");
         return;
     }
@@ -689,10 +689,39 @@ void http_session::serve_static(const route& r) {
         respond(404, "", keep_alive_);
         return;
     }
+    serve_file(fd, st, r.file, {}, {});
+}
+
+void http_session::serve_handoff(const file_handoff& handoff) {
+    const handoff_file file = open_handoff_file(*site_->x_sendfile, handoff);
+    if (file.status != 0) {
+        // The app named a file it may not send: its author has to fix the path or the
+        // x_sendfile directories, so say which.
+        log()->warn(
+            "[req {}] {} refused ({}): {}; check the path the script sets or the site's "
+            "x_sendfile directories",
+            request_id_, handoff.is_accel_redirect ? "X-Accel-Redirect" : "X-Sendfile", file.status,
+            file.reason);
+        respond(file.status, "", keep_alive_);
+        return;
+    }
+    struct stat st {};
+    ::fstat(file.fd, &st);  // succeeded in open_handoff_file
+    serve_file(file.fd, st, file.name, handoff.content_type, handoff.headers);
+}
+
+void http_session::serve_file(int fd, const struct stat& st, const std::string& name,
+                              std::string_view content_type, std::string_view extra_headers) {
+    const auto& req = parser_->get();
+    const bool is_head = req.method() == http::verb::head;
+    // Validators and ranges belong to GET and HEAD; a hand-off after a POST sends the file.
+    const bool is_safe = is_head || req.method() == http::verb::get;
     file_meta meta{static_cast<std::uint64_t>(st.st_size), st.st_mtime};
     std::string etag = make_etag(meta);
     std::string last_modified = format_http_date(meta.mtime);
-    const std::string_view content_type = mime_type_for(r.file);
+    if (content_type.empty()) {
+        content_type = mime_type_for(name);
+    }
     // Compressible files may go out compressed (encode/static_variant.hpp); Range requests
     // are always answered from the identity file.
     encode::static_choice encoding;
@@ -709,18 +738,18 @@ void http_session::serve_static(const route& r) {
     const bool is_compressed = encoding.coding != encode::content_coding::identity;
 
     std::string head;
-    if (is_not_modified(req[http::field::if_none_match], req[http::field::if_modified_since], etag,
-                        meta)) {
+    if (is_safe && is_not_modified(req[http::field::if_none_match],
+                                   req[http::field::if_modified_since], etag, meta)) {
         ::close(fd);
         std::string validators = "ETag: " + (is_compressed ? encode::weak_etag(etag) : etag) +
                                  "\r\nLast-Modified: " + last_modified + "\r\n";
-        validators.append(vary);
+        validators.append(vary).append(extra_headers);
         respond(304, "", keep_alive_, validators);
         return;
     }
     byte_range range{0, meta.size};
     int status = 200;
-    if (req.method() == http::verb::get) {
+    if (is_safe && !is_head) {
         switch (
             parse_range(req[http::field::range], req[http::field::if_range], etag, meta, range)) {
             case range_kind::full: range = {0, meta.size}; break;
@@ -738,7 +767,7 @@ void http_session::serve_static(const route& r) {
     std::shared_ptr<const std::string> compressed;
     if (is_compressed && status == 200) {
         compressed = encode::compressed_file(
-            context_.compressed_files, *site_->encode, encoding.coding, fd, r.file, meta.size,
+            context_.compressed_files, *site_->encode, encoding.coding, fd, name, meta.size,
             st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec);
     }
 
@@ -758,6 +787,7 @@ void http_session::serve_static(const route& r) {
         head.append("\r\nAccept-Ranges: bytes\r\n");
     }
     head.append(vary);
+    head.append(extra_headers);
     if (status == 206) {
         head.append("Content-Range: bytes ");
         append_number(head, range.first);
@@ -909,7 +939,8 @@ void http_session::dispatch_php(route& r) {
     bool is_head = req.method() == http::verb::head;
     auto exchange =
         std::make_shared<php_exchange>(shared_from_this(), context_, is_head, keep_alive_,
-                                       site_->headers, site_->encode ? &*site_->encode : nullptr);
+                                       site_->headers, site_->encode ? &*site_->encode : nullptr,
+                                       site_->x_sendfile ? &*site_->x_sendfile : nullptr);
     sapi::request& out = exchange->request;
     out.id = request_id_;
     out.method.assign(req.method_string());
@@ -921,6 +952,9 @@ void http_session::dispatch_php(route& r) {
     out.http_version = static_cast<int>(req.version());
     out.headers.reserve(16);
     copy_forwardable_headers(req, out.headers);
+    if (site_->x_sendfile) {
+        set_x_sendfile_request_headers(*site_->x_sendfile, out.headers);
+    }
     out.remote_addr = client_addr();
     out.remote_port = client_port();
     out.server_addr = local_addr_;
@@ -1149,6 +1183,19 @@ void http_session::deliver(std::uint64_t request_id, response_piece piece) {
         return;
     }
     queue_timer_.cancel();
+    if (piece.handoff) {
+        // The PHP side is done: the file is this connection's alone from here, as a static
+        // file is. Stop the disconnect watch unless a write (an interim response) is under way;
+        // the watch's handler then ignores it by its generation.
+        exchange_.reset();
+        ++watch_generation_;
+        if (!writing_) {
+            beast::error_code ignored;
+            stream_.socket().cancel(ignored);
+        }
+        serve_handoff(*piece.handoff);
+        return;
+    }
     if (piece.status != 0) {
         response_status_ = piece.status;
     }

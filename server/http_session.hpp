@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -27,6 +29,7 @@ class php_exchange;
 class spill_file;
 struct response_piece;
 class tls_certificates;
+struct file_handoff;
 
 /// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
 /// I/O thread (the io_context of stream_'s executor, run by that thread alone); PHP threads
@@ -122,6 +125,13 @@ class http_session : public std::enable_shared_from_this<http_session> {
         return forwarded_.address ? forwarded_.port : remote_port_;
     }
     void serve_static(const route& r);
+    /// Answers with the file a PHP response handed off (X-Sendfile), or 403/404.
+    void serve_handoff(const file_handoff& handoff);
+    /// Sends the open regular file `fd` (closed here; `st` its fstat) as a static file:
+    /// 304, Range, compression. `name` is its path; `content_type` empty: by `name`'s
+    /// extension; `extra_headers`: header lines to add ("Name: value\r\n" each).
+    void serve_file(int fd, const struct stat& st, const std::string& name,
+                    std::string_view content_type, std::string_view extra_headers);
     /// A `respond` rule's fixed answer.
     void respond_fixed(const config::respond_rule& rule);
     /// 308 to the same host and target over https, on `port` (443 is left out).

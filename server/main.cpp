@@ -155,7 +155,7 @@ struct assembly {
     std::vector<server::site_context> sites;
 
     assembly(sapi::engine& engine, const config::server_config& config)
-        : classic(engine, config.max_requests) {
+        : classic(engine, {config.max_requests, config.max_memory}) {
         std::size_t worker_threads = 0;
         pool_options.max_queue = config.max_queue;
         pool_options.groups.push_back({"classic", 0, &classic});
@@ -167,7 +167,7 @@ struct assembly {
                                        engine.add_environment(env)};
             worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
                 engine, std::move(script),
-                worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
+                worker::worker_policy{{w.max_requests, w.max_memory}, w.max_consecutive_failures}));
             pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
             worker_threads += w.num;
             // A request `match`ed to a worker outside the root has no URL path of its own:
@@ -210,6 +210,7 @@ struct assembly {
             context.headers = site.headers;
             context.responds = site.responds;
             context.respond_after_php = site.respond_after_php;
+            context.x_sendfile = site.x_sendfile;
             context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
             context.access_log = site.access_log;
             if (site.access_log) {

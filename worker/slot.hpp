@@ -87,11 +87,12 @@ class slot {
     /// How long its requests took, from taking the request to asking for the next one.
     histogram_counts durations() const noexcept { return durations_.read(); }
 
-    /// Zend memory in use as its last request ended, and that request's peak; zero before
-    /// the first.
+    /// Zend memory in use as its last request ended, that request's peak and the heap the
+    /// thread held then; zero before the first.
     sapi::memory_use memory() const noexcept {
         return {memory_in_use_.load(std::memory_order_relaxed),
-                memory_peak_.load(std::memory_order_relaxed)};
+                memory_peak_.load(std::memory_order_relaxed),
+                memory_held_.load(std::memory_order_relaxed)};
     }
 
     /// The request it runs now; nullopt between requests (and in the moment between a request
@@ -118,6 +119,7 @@ class slot {
     void record_memory(sapi::memory_use memory) noexcept {
         memory_in_use_.store(memory.in_use, std::memory_order_relaxed);
         memory_peak_.store(memory.peak, std::memory_order_relaxed);
+        memory_held_.store(memory.held, std::memory_order_relaxed);
     }
 
     static constexpr std::size_t running_text_words = running_text_capacity / 8;
@@ -130,6 +132,7 @@ class slot {
     std::atomic<std::uint64_t> restarts_{0};
     std::atomic<std::size_t> memory_in_use_{0};
     std::atomic<std::size_t> memory_peak_{0};
+    std::atomic<std::size_t> memory_held_{0};
     duration_histogram durations_;
     // The running request, published through a sequence lock whose data are atomics stored
     // with release and loaded with acquire, so no fence is needed (H. Boehm, "Can seqlocks get

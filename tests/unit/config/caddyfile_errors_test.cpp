@@ -67,6 +67,21 @@ TEST(CaddyfileErrors, UnknownGlobalOption) {
               "Caddyfile:2: unknown global option \"acme_ca\"");
 }
 
+TEST(CaddyfileErrors, BadXSendfile) {
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile\n\t}\n")),
+              "Caddyfile:3: x_sendfile: give the directories it may send from");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect /p/\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: accel_redirect: use accel_redirect /PREFIX/ DIRECTORY");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\tsendfile_root /a\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown x_sendfile option \"sendfile_root\"");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect p/ /a\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: /sites/0/x_sendfile/accel_redirect/0/prefix: \"p/\" must be a URL path "
+              "starting with '/'");
+}
+
 TEST(CaddyfileErrors, UnknownFrankenphpOption) {
     EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_thread 4\n\t}\n")),
               "Caddyfile:3: unknown frankenphp option \"num_thread\"");
@@ -552,6 +567,24 @@ TEST_F(CaddyfileResolveErrors, MissingWorkerFileNamesTheWorkerLine) {
                             "\n:8080 {\n\troot * " +
                             path("public") + "\n\tphp_server\n}\n"),
               "Caddyfile:3: worker file gone.php does not exist");
+}
+
+TEST_F(CaddyfileResolveErrors, MissingXSendfileDirectoryNamesTheLine) {
+    EXPECT_EQ(
+        resolve_error(":8080 {\n\troot * " + path("public") +
+                      "\n\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect /p/ " +
+                      path("missing") + "\n\t\t}\n\t}\n}\n"),
+        "Caddyfile:4: x_sendfile directory " + path("missing") + " is not a readable directory");
+}
+
+TEST_F(CaddyfileResolveErrors, XSendfileDirectoriesAreMadeCanonical) {
+    server_config config =
+        load(":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\tx_sendfile " +
+             path("public/../public") + "\n\t}\n}\n");
+    resolve_config(config, 4);
+    ASSERT_TRUE(config.sites[0].x_sendfile);
+    EXPECT_EQ(config.sites[0].x_sendfile->roots,
+              std::vector<std::string>{fs::canonical(path("public")).string()});
 }
 
 TEST_F(CaddyfileResolveErrors, TwoSitesForTheSameHostAndPort) {

@@ -61,11 +61,12 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     "num_threads": 12,
     "max_wait_time": "1500ms",
     "max_queue": 100,
+    "max_memory": "256MiB",
     "ini_file": "/etc/spindle/php.ini",
     "ini": {"memory_limit": "1G", "opcache.enable": "0"},
     "workers": [
       {"file": "bin/worker.php", "num": 2, "name": "global", "env": {"QUEUE": "mail"},
-       "match": ["/queue/*", "*.job"], "max_requests": 50, "max_consecutive_failures": -1,
+       "match": ["/queue/*", "*.job"], "max_requests": 50, "max_memory": 67108864, "max_consecutive_failures": -1,
        "watch": ["./**/*.{php,env}", "config/"]}
     ],
     "worker_restart_grace": "5s"
@@ -118,6 +119,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_EQ(c.num_threads, 12u);
     EXPECT_EQ(c.max_wait_time, 1500ms);
     EXPECT_EQ(c.max_queue, 100u);
+    EXPECT_EQ(c.max_memory, 256u * 1024 * 1024);
     EXPECT_EQ(c.php_ini_file, "/etc/spindle/php.ini");
     EXPECT_EQ(c.php_ini, (string_pairs{{"memory_limit", "1G"}, {"opcache.enable", "0"}}));
     EXPECT_EQ(c.worker_restart_grace, 5s);
@@ -129,6 +131,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_EQ(global_worker.env, (string_pairs{{"QUEUE", "mail"}}));
     EXPECT_EQ(global_worker.match, (std::vector<std::string>{"/queue/*", "*.job"}));
     EXPECT_EQ(global_worker.max_requests, 50u);
+    EXPECT_EQ(global_worker.max_memory, 64u * 1024 * 1024);
     EXPECT_EQ(global_worker.max_consecutive_failures, -1);
     EXPECT_EQ(global_worker.watch, (std::vector<std::string>{"./**/*.{php,env}", "config/"}));
     EXPECT_EQ(global_worker.origin.file, "c.json");
@@ -250,7 +253,17 @@ TEST(JsonConfig, WorkerDefaults) {
     EXPECT_TRUE(w.env.empty());
     EXPECT_TRUE(w.match.empty());
     EXPECT_EQ(w.max_requests, 0u);
+    EXPECT_EQ(w.max_memory, 0u);
     EXPECT_EQ(w.max_consecutive_failures, 6);
+}
+
+TEST(JsonConfigErrors, BadMaxMemory) {
+    EXPECT_EQ(error_of(with_top(R"("php": {"max_memory": -1})")),
+              "c.json: /php/max_memory: must be a number of bytes or a size string such as "
+              "\"64KiB\"");
+    EXPECT_EQ(error_of(with_site(R"("workers": [{"file": "w.php", "max_memory": true}])")),
+              "c.json: /sites/0/workers/0/max_memory: must be a number of bytes or a size "
+              "string such as \"64KiB\"");
 }
 
 TEST(JsonConfig, SizesAsNumbersOrStrings) {
