@@ -78,6 +78,28 @@ void no_block(dispenser& d, const std::string& directive) {
     }
 }
 
+// Why a global option of Caddy's certificate automation or storage means nothing to Spindle,
+// which never obtains, renews or stores certificates itself; null for any other option.
+const char* certificate_option(const std::string& name) {
+    static const char* const certificates =
+        "Spindle does not obtain or renew certificates (give a site \"tls CERT KEY\")";
+    if (name == "skip_install_trust") {
+        return "Spindle never installs a certificate authority in a trust store";
+    }
+    if (name == "persist_config") {
+        return "Spindle keeps no configuration of its own to persist";
+    }
+    for (const char* option :
+         {"local_certs", "email", "acme_ca", "acme_ca_root", "acme_dns", "acme_eab", "cert_issuer",
+          "key_type", "ocsp_stapling", "ocsp_interval", "on_demand_tls", "storage", "storage_check",
+          "storage_clean_interval", "renew_interval", "preferred_chains"}) {
+        if (name == option) {
+            return certificates;
+        }
+    }
+    return nullptr;
+}
+
 // One site address: [http[s]://]host[:port], :port, [ipv6]:port.
 struct site_key {
     std::string host;  ///< lower case; "" for ":port"
@@ -233,20 +255,31 @@ class adapter {
                 const std::string mode = one_arg(d);
                 if (mode == "off" || mode == "disable_redirects") {
                     https_redirects_ = false;
-                } else if (mode != "disable_certs") {
+                } else if (mode == "disable_certs") {
+                    warn(d,
+                         "auto_https disable_certs has no effect: Spindle never obtains "
+                         "certificates (HTTP->HTTPS redirects stay on)");
+                } else {
                     throw d.error("auto_https: \"" + mode +
                                   "\" is not supported (use off, disable_redirects or "
                                   "disable_certs)");
                 }
             } else if (name == "order") {
                 order(d);
-            } else if (name == "skip_install_trust" || name == "metrics") {
-                // Both already so: Spindle never installs a CA in a trust store, and its admin
-                // endpoint always serves /metrics (FrankenPHP's Caddyfiles write them).
+            } else if (name == "metrics") {
+                // Already so: the admin endpoint always serves /metrics.
                 if (d.next_arg()) {
                     throw d.arg_error();
                 }
                 no_block(d, name);
+            } else if (const char* why = certificate_option(name)) {
+                // Caddy's certificate automation, which FrankenPHP's image and docs set
+                // (skip_install_trust in its stock Caddyfile): accepted, so those files start,
+                // with a word that nothing happens.
+                warn(d, name + " has no effect: " + why);
+                d.remaining_args();
+                for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+                }
             } else {
                 throw d.error("unknown global option \"" + name + "\"");
             }
@@ -1325,9 +1358,13 @@ class adapter {
 
 adapted_caddyfile adapt_caddyfile(std::string_view text, const std::string& file,
                                   const caddyfile::env_lookup& env,
-                                  const std::function<std::string(const std::string&)>& read_file) {
+                                  const std::function<std::string(const std::string&)>& read_file,
+                                  const caddyfile::list_function& list_folder) {
     adapter a(file);
-    a.run(caddyfile::parse(text, file, env, read_file));
+    std::vector<std::string> parse_warnings;
+    a.run(caddyfile::parse(text, file, env, read_file, list_folder, &parse_warnings));
+    a.result.warnings.insert(a.result.warnings.begin(), parse_warnings.begin(),
+                             parse_warnings.end());
     return std::move(a.result);
 }
 

@@ -210,7 +210,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          }
          return text;
      }},
-    {"threads", '\0', "N", "PHP threads (default: 2 x CPU cores)",
+    {"threads", '\0', "N", "PHP threads (default: 2 per CPU, the cgroup CPU quota included)",
      [](php_server_args& args, std::string_view value) {
          args.config.num_threads = parse_positive_count(value);
      },
@@ -237,7 +237,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.worker_restart_grace = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.worker_restart_grace); }},
-    {"io-threads", '\0', "N", "I/O threads (default: half the CPU cores)",
+    {"io-threads", '\0', "N", "I/O threads (default: half the CPUs)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);
      },
