@@ -78,12 +78,13 @@ const char* to_string(challenge_type type) noexcept {
 
 acme_client::acme_client(std::string directory_url, https_client& http,
                          const private_key& account_key, challenge_store& challenges,
-                         std::vector<challenge_type> offered)
+                         std::vector<challenge_type> offered, const std::atomic<bool>& stopping)
     : directory_url_(std::move(directory_url)),
       http_(http),
       account_key_(account_key),
       challenges_(challenges),
-      offered_(std::move(offered)) {}
+      offered_(std::move(offered)),
+      stopping_(stopping) {}
 
 const acme_client::directory& acme_client::get_directory() {
     if (!directory_) {
@@ -130,6 +131,9 @@ std::string acme_client::take_nonce() {
 https_response acme_client::post(const std::string& url, const std::string& payload,
                                  const std::string& accept) {
     for (int attempt = 0;; ++attempt) {
+        if (stopping_.load()) {
+            throw acme_error("POST " + url + ": Spindle is stopping");
+        }
         const jws_signer signer{account_key_, account_url_};
         https_request request{"POST", url, sign_jws(signer, take_nonce(), url, payload), jose_json,
                               accept};
@@ -194,7 +198,14 @@ nlohmann::json acme_client::poll(const std::string& url, const char* what,
         const std::chrono::seconds wait = std::clamp(
             parse_retry_after(raw.header("retry-after")).value_or(std::chrono::seconds(1)),
             std::chrono::seconds(1), std::chrono::seconds(10));
-        std::this_thread::sleep_for(wait);
+        // In short steps, so that a shutdown does not wait for the whole delay.
+        for (auto slept = std::chrono::milliseconds(0); slept < wait;
+             slept += std::chrono::milliseconds(100)) {
+            if (stopping_.load()) {
+                throw acme_error(std::string(what) + " " + url + ": Spindle is stopping");
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
     }
     throw acme_error(std::string(what) + " " + url + ": still not settled after " +
                      std::to_string(poll_attempts) + " checks");
@@ -211,10 +222,11 @@ void acme_client::authorize(const std::string& authorization_url) {
         throw acme_error("authorization for " + name + " is " + status);
     }
     // The first type we offer that the CA offers too.
+    const nlohmann::json offered_by_ca = authz.value("challenges", nlohmann::json::array());
     const nlohmann::json* chosen = nullptr;
     challenge_type type = challenge_type::http_01;
     for (const challenge_type wanted : offered_) {
-        for (const nlohmann::json& c : authz.value("challenges", nlohmann::json::array())) {
+        for (const nlohmann::json& c : offered_by_ca) {
             if (c.value("type", "") == to_string(wanted)) {
                 chosen = &c;
                 type = wanted;

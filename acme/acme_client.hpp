@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -53,8 +54,10 @@ class acme_client {
     /// `directory_url`: the CA's directory (acme_ca). `challenges` is where solved challenges
     /// are published for the listeners; `offered` the types this server can answer, in order
     /// of preference.
+    /// `stopping`, once true, ends a conversation at its next step or wait (shutdown).
     acme_client(std::string directory_url, https_client& http, const private_key& account_key,
-                challenge_store& challenges, std::vector<challenge_type> offered);
+                challenge_store& challenges, std::vector<challenge_type> offered,
+                const std::atomic<bool>& stopping);
 
     /// Registers the key's account, or finds the one it already has (RFC 8555 section 7.3:
     /// newAccount answers 200 with the existing account). Agrees to the CA's terms. Returns
@@ -89,6 +92,7 @@ class acme_client {
     const private_key& account_key_;
     challenge_store& challenges_;
     const std::vector<challenge_type> offered_;
+    const std::atomic<bool>& stopping_;
     std::optional<directory> directory_;
     std::string nonce_;
     std::string account_url_;

@@ -83,6 +83,7 @@ certificate_manager::certificate_manager(manager_options options, std::vector<ma
 }
 
 certificate_manager::~certificate_manager() {
+    stopping_.store(true);
     work_.reset();
     io_.stop();
     if (thread_.joinable()) {
@@ -206,7 +207,7 @@ certificate_manager::account& certificate_manager::account_for(const std::string
     }
     if (!a.client) {
         a.client = std::make_unique<acme_client>(options_.ca, *https_, *a.key, challenges_,
-                                                 options_.challenges);
+                                                 options_.challenges, stopping_);
     }
     if (a.url.empty()) {
         a.url = a.client->register_account(email);
@@ -254,6 +255,9 @@ void certificate_manager::renew(site_state& s) {
         on_change_("new certificate for " + name);
         schedule(s, until_renewal(s));
     } catch (const std::exception& e) {
+        if (stopping_.load()) {
+            return;
+        }
         ++s.failures;
         const unsigned doublings = std::min(s.failures - 1, 16U);
         std::chrono::seconds delay = std::min<std::chrono::seconds>(

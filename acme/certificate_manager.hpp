@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -120,6 +121,7 @@ class certificate_manager {
     std::unique_ptr<local_ca> local_ca_;       ///< when a site is internal
     std::unique_ptr<https_client> https_;      ///< when a site uses ACME
     std::map<std::string, account> accounts_;  ///< by email; ACME thread after start()
+    std::atomic<bool> stopping_{false};        ///< set by the destructor, read by the ACME thread
     boost::asio::io_context io_;
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
     std::thread thread_;

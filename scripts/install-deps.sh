@@ -33,6 +33,9 @@ build_packages=(
   openssl
   # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
   postgresql redis-server slowhttptest
+  # the ACME test CA (pebble) and its DNS stub (pebble-challtestsrv) that
+  # tests/integration/test_acme.py obtains certificates from
+  pebble
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )
