@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <openssl/ecdsa.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
 #include <openssl/sha.h>
 
 #include "acme/base64url.hpp"
