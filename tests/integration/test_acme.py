@@ -6,6 +6,7 @@ certificate while clients keep connecting, the CA down at start (self-signed fal
 issuance), a broken account key file, `tls internal`, the redirect that spares the challenge
 path, and the expiry gauges on /metrics."""
 
+import json
 import re
 import socket
 import ssl
@@ -255,4 +256,30 @@ def test_tls_internal_signs_with_a_stored_local_ca(spindle_run, tmp_path):
     assert https_get(https_port, "app.localhost", root) == b"local"
     assert https_get(https_port, "a.test", root) == b"internal"
     assert subject_alt_names(https_port, "a.test", root) == ["a.test"]
+    assert server.is_alive()
+
+
+def test_json_config_managed_certificates(spindle_run, acme, tmp_path):
+    # The JSON equivalents: "acme", "storage" and a site's "tls": {"issuer": ...}.
+    http_port, https_port = free_port(), free_port()
+    ca = acme(http_port, https_port)
+    storage = tmp_path / "data"
+    document = {
+        "acme": {"ca": ca.directory, "email": "ops@example.test",
+                 "trusted_roots_pem_files": [str(ca.tls_root)]},
+        "storage": {"module": "file_system", "root": str(storage)},
+        "sites": [
+            {"listen": [f"https://127.0.0.1:{https_port}"], "hosts": ["a.test"],
+             "tls": {"issuer": "acme"}, "redirect_to_https": [f"127.0.0.1:{http_port}"],
+             "php": False, "file_server": False, "respond": [{"body": "acme"}]},
+            {"listen": [f"https://127.0.0.1:{https_port}"], "hosts": ["b.test"],
+             "tls": {"issuer": "internal"}, "php": False, "file_server": False,
+             "respond": [{"body": "internal"}]},
+        ],
+    }
+    server = spindle_run(json.dumps(document), name="spindle.json", warmup=None)
+    wait_for_trusted(https_port, "a.test", ca)
+    assert https_get(https_port, "a.test", ca.issuing_root()) == b"acme"
+    local_root = storage / "pki" / "authorities" / "local" / "root.crt"
+    assert https_get(https_port, "b.test", local_root) == b"internal"
     assert server.is_alive()
