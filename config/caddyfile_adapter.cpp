@@ -78,11 +78,13 @@ void no_block(dispenser& d, const std::string& directive) {
     }
 }
 
-// Why a global option of Caddy's certificate automation or storage means nothing to Spindle,
-// which never obtains, renews or stores certificates itself; null for any other option.
+// Why a global option of Caddy's certificate automation means nothing to Spindle, whose
+// automatic HTTPS has only email, acme_ca, acme_ca_root and storage; null for any other
+// option.
 const char* certificate_option(const std::string& name) {
     static const char* const certificates =
-        "Spindle does not obtain or renew certificates (give a site \"tls CERT KEY\")";
+        "Spindle's automatic HTTPS has no such setting (HTTP-01 and TLS-ALPN-01 with the "
+        "defaults; see docs/tls.md)";
     if (name == "skip_install_trust") {
         return "Spindle never installs a certificate authority in a trust store";
     }
@@ -90,9 +92,9 @@ const char* certificate_option(const std::string& name) {
         return "Spindle keeps no configuration of its own to persist";
     }
     for (const char* option :
-         {"local_certs", "email", "acme_ca", "acme_ca_root", "acme_dns", "acme_eab", "cert_issuer",
-          "key_type", "ocsp_stapling", "ocsp_interval", "on_demand_tls", "storage", "storage_check",
-          "storage_clean_interval", "renew_interval", "preferred_chains"}) {
+         {"local_certs", "acme_dns", "acme_eab", "cert_issuer", "key_type", "ocsp_stapling",
+          "ocsp_interval", "on_demand_tls", "storage_check", "storage_clean_interval",
+          "renew_interval", "preferred_chains"}) {
         if (name == option) {
             return certificates;
         }
@@ -108,6 +110,17 @@ struct site_key {
     bool scheme_given = false;
     bool https = false;  ///< written with https://
 };
+
+// Caddy's rule (certmagic's SubjectQualifiesForPublicCert): names a public CA will never
+// sign get a certificate from the local CA instead.
+bool qualifies_for_public_certificate(const std::string& host) {
+    const auto ends_with = [&](std::string_view suffix) { return host.ends_with(suffix); };
+    const bool is_ip = host.find_first_not_of("0123456789.") == std::string::npos ||
+                       host.find(':') != std::string::npos;
+    return !is_ip && host != "localhost" && !ends_with(".localhost") && !ends_with(".local") &&
+           !ends_with(".internal") && !ends_with(".home.arpa") &&
+           host.find('.') != std::string::npos;
+}
 
 site_key parse_site_key(const token& key) {
     const auto fail = [&](const std::string& message) {
@@ -250,20 +263,32 @@ class adapter {
                     throw d.arg_error();
                 }
             } else if (name == "auto_https") {
-                // Spindle never obtains certificates, so what is left of automatic HTTPS is the
-                // HTTP->HTTPS redirect: "off" and "disable_redirects" turn it off.
+                // Caddy's modes: "off" (neither certificates nor redirects),
+                // "disable_redirects", "disable_certs" (sites with a host name stay plain HTTP
+                // unless they have tls).
                 const std::string mode = one_arg(d);
                 if (mode == "off" || mode == "disable_redirects") {
                     https_redirects_ = false;
-                } else if (mode == "disable_certs") {
-                    warn(d,
-                         "auto_https disable_certs has no effect: Spindle never obtains "
-                         "certificates (HTTP->HTTPS redirects stay on)");
-                } else {
+                }
+                if (mode == "off" || mode == "disable_certs") {
+                    automatic_certificates_ = false;
+                } else if (mode != "disable_redirects") {
                     throw d.error("auto_https: \"" + mode +
                                   "\" is not supported (use off, disable_redirects or "
                                   "disable_certs)");
                 }
+            } else if (name == "email" || name == "acme_ca") {
+                const std::string value = one_arg(d);
+                no_block(d, name);
+                result.document["acme"][name == "email" ? "email" : "ca"] = value;
+                mark(name == "email" ? "/acme/email" : "/acme/ca", d.current());
+            } else if (name == "acme_ca_root") {
+                const std::string value = one_arg(d);
+                no_block(d, name);
+                result.document["acme"]["trusted_roots_pem_files"] = json::array({value});
+                mark("/acme/trusted_roots_pem_files", d.current());
+            } else if (name == "storage") {
+                storage(d);
             } else if (name == "order") {
                 order(d);
             } else if (name == "metrics") {
@@ -284,6 +309,37 @@ class adapter {
                 throw d.error("unknown global option \"" + name + "\"");
             }
         }
+    }
+
+    // storage file_system PATH, or storage file_system { root PATH } (Caddy's two forms).
+    void storage(dispenser& d) {
+        if (!d.next_arg()) {
+            throw d.arg_error();
+        }
+        const std::string module = d.val();
+        if (module != "file_system") {
+            throw d.error("storage " + module + ": only file_system is supported");
+        }
+        std::string root;
+        if (d.next_arg()) {
+            root = d.val();
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+            no_block(d, "storage");
+        } else {
+            for (std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+                if (d.val() != "root") {
+                    throw d.error("storage file_system: unknown option \"" + d.val() + "\"");
+                }
+                root = one_arg(d);
+            }
+        }
+        if (root.empty()) {
+            throw d.error("storage file_system needs a directory (storage file_system PATH)");
+        }
+        result.document["storage"] = {{"module", "file_system"}, {"root", root}};
+        mark("/storage", d.current());
     }
 
     // order DIRECTIVE before|after OTHER. Spindle's handlers run in Caddy's default order with
@@ -683,6 +739,24 @@ class adapter {
         for (const token& key_token : block.keys) {
             keys.emplace_back(&key_token, parse_site_key(key_token));
         }
+        // Caddy's automatic HTTPS: an address with a host name, no scheme and no port (or
+        // https_port) gets a managed certificate: from the ACME CA, or from the local CA for
+        // names no public CA signs (localhost, IP addresses, .local, .internal). Addresses
+        // with another port stay plain HTTP unless the block has `tls`, so that existing
+        // `host:port` sites keep working.
+        const bool is_automatic = automatic_certificates_ && state.tls.is_null() &&
+                                  std::all_of(keys.begin(), keys.end(), [&](const auto& key) {
+                                      const site_key& k = key.second;
+                                      return !k.host.empty() && (!k.scheme_given || k.https) &&
+                                             (!k.port_given || k.port == https_port_);
+                                  });
+        if (is_automatic) {
+            const bool is_public = std::all_of(keys.begin(), keys.end(), [](const auto& key) {
+                return qualifies_for_public_certificate(key.second.host);
+            });
+            state.tls = {{"issuer", is_public ? "acme" : "internal"}};
+            mark(pointer + "/tls", *keys.front().first);
+        }
         // HTTPS when the block has `tls` or an https:// address; then every address is.
         const bool is_https =
             !state.tls.is_null() ||
@@ -696,8 +770,14 @@ class adapter {
             }
             if (key.https && state.tls.is_null()) {
                 throw config_error("site address \"" + key_at->text +
-                                       "\": Spindle does not obtain certificates; add "
-                                       "\"tls CERT KEY\" (spindle cert makes a local one)",
+                                       "\": auto_https is off; add \"tls CERT KEY\", "
+                                       "\"tls internal\" or \"tls EMAIL\"",
+                                   key_at->file, key_at->line);
+            }
+            if (key.host.empty() && !state.tls.is_null() && state.tls.contains("issuer")) {
+                throw config_error("site address \"" + key_at->text +
+                                       "\": a managed certificate (tls internal or EMAIL) needs "
+                                       "host names in the site address",
                                    key_at->file, key_at->line);
             }
         }
@@ -713,7 +793,7 @@ class adapter {
                 result.warnings.push_back(
                     config_error("site " + key_token.text + " is served over plain HTTP on port " +
                                      std::to_string(http_port_) +
-                                     ": add \"tls CERT KEY\" to serve it over HTTPS",
+                                     ": auto_https is off; add tls to serve it over HTTPS",
                                  key_token.file, key_token.line)
                         .what());
             }
@@ -898,15 +978,19 @@ class adapter {
             encode(d, pointer, state);
         } else if (name == "tls") {
             const std::vector<std::string> args = d.remaining_args();
-            if (args.size() == 1 && args.front() == "internal") {
-                throw d.error(
-                    "tls internal: Spindle makes no certificate by itself; run \"spindle cert "
-                    "DIR\" once and use tls DIR/cert.pem DIR/key.pem");
-            }
             if (args.size() == 1) {
-                throw d.error("tls " + args.front() +
-                              ": Spindle does not obtain certificates (no ACME); give tls CERT "
-                              "KEY");
+                // tls internal: the local CA; tls EMAIL: the ACME CA with that account.
+                no_block(d, "tls");
+                if (args.front() == "internal") {
+                    state.tls = {{"issuer", "internal"}};
+                } else if (args.front().find('@') != std::string::npos) {
+                    state.tls = {{"issuer", "acme"}, {"email", args.front()}};
+                } else {
+                    throw d.error("tls " + args.front() +
+                                  ": give tls CERT KEY, tls internal or tls EMAIL");
+                }
+                mark(pointer + "/tls", at);
+                return;
             }
             if (args.size() != 2) {
                 throw d.arg_error();
@@ -1349,8 +1433,9 @@ class adapter {
     std::string file_;
     std::uint16_t http_port_ = 80;
     std::uint16_t https_port_ = 443;
-    bool https_redirects_ = true;      ///< auto_https neither off nor disable_redirects
-    bool php_before_respond_ = false;  ///< `order php_server before respond`
+    bool https_redirects_ = true;         ///< auto_https neither off nor disable_redirects
+    bool automatic_certificates_ = true;  ///< auto_https neither off nor disable_certs
+    bool php_before_respond_ = false;     ///< `order php_server before respond`
     std::vector<std::string> default_bind_;
 };
 

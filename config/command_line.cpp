@@ -573,7 +573,8 @@ void apply_tls_flags(php_server_args& state) {
         }
         return;
     }
-    site.tls = tls_config{*state.tls_certificate, *state.tls_key, {}};
+    site.tls =
+        tls_config{tls_config::source::files, *state.tls_certificate, *state.tls_key, {}, {}};
     for (listen_address& address : site.listen) {
         if (!address.unix_path.empty()) {
             throw config_error("--listen " + to_string(address) +

@@ -679,18 +679,44 @@ class document_reader {
                                            [](const listen_address& a) { return a.tls; });
         if (value.contains("tls")) {
             const std::string at = child(pointer, "tls");
-            object(value["tls"], at, {"certificate", "key"});
+            object(value["tls"], at, {"certificate", "key", "issuer", "email"});
             tls_config tls;
             tls.origin = where(at);
-            for (auto [key, file] :
-                 {std::pair<const char*, std::string*>{"certificate", &tls.certificate},
-                  {"key", &tls.key}}) {
-                if (!value["tls"].contains(key)) {
-                    fail(at, std::string("tls needs \"") + key + "\" (a PEM file)");
+            const json& node = value["tls"];
+            if (node.contains("issuer")) {
+                // A certificate Spindle obtains (acme) or makes (internal) for the site's hosts.
+                const std::string issuer = string(node["issuer"], child(at, "issuer"));
+                if (issuer == "acme") {
+                    tls.from = tls_config::source::acme;
+                } else if (issuer == "internal") {
+                    tls.from = tls_config::source::internal;
+                } else {
+                    fail(child(at, "issuer"), "\"" + issuer + "\": use \"acme\" or \"internal\"");
                 }
-                *file = string(value["tls"][key], child(at, key));
-                if (file->empty()) {
-                    fail(child(at, key), "empty file name");
+                if (node.contains("certificate") || node.contains("key")) {
+                    fail(at, "\"issuer\" and certificate files exclude each other");
+                }
+                if (node.contains("email")) {
+                    tls.email = string(node["email"], child(at, "email"));
+                }
+                if (s.hosts.empty()) {
+                    fail(at, "a managed certificate needs the site's \"hosts\" (its names)");
+                }
+            } else {
+                if (node.contains("email")) {
+                    fail(child(at, "email"), "\"email\" goes with \"issuer\": \"acme\"");
+                }
+                for (auto [key, file] :
+                     {std::pair<const char*, std::string*>{"certificate", &tls.certificate},
+                      {"key", &tls.key}}) {
+                    if (!node.contains(key)) {
+                        fail(at, std::string("tls needs \"") + key +
+                                     "\" (a PEM file), or \"issuer\": \"acme\"");
+                    }
+                    *file = string(node[key], child(at, key));
+                    if (file->empty()) {
+                        fail(child(at, key), "empty file name");
+                    }
                 }
             }
             if (!has_https) {
@@ -700,7 +726,7 @@ class document_reader {
         } else if (has_https) {
             fail(child(pointer, "listen"),
                  "https:// addresses need the site's certificate: add \"tls\": "
-                 "{\"certificate\": FILE, \"key\": FILE} (spindle cert makes a local one)");
+                 "{\"certificate\": FILE, \"key\": FILE} or {\"issuer\": \"acme\"}");
         }
         if (value.contains("redirect_to_https")) {
             const std::string at = child(pointer, "redirect_to_https");
@@ -722,6 +748,42 @@ class document_reader {
                     s.redirect_to_https.push_back(std::move(address));
                 }
             }
+        }
+    }
+
+    // "acme": {"ca", "email", "trusted_roots_pem_files"} (Caddy's ACME issuer names) and
+    // "storage": {"module": "file_system", "root"} (Caddy's storage).
+    void automation(const json& document, server_config& config) const {
+        automation_config& a = config.automation;
+        if (document.contains("acme")) {
+            const json& node = document["acme"];
+            object(node, "/acme", {"ca", "email", "trusted_roots_pem_files"});
+            a.origin = where("/acme");
+            if (node.contains("ca")) {
+                a.ca = string(node["ca"], "/acme/ca");
+                if (!a.ca.starts_with("https://")) {
+                    fail("/acme/ca", "\"" + a.ca + "\": the CA's directory is an https:// URL");
+                }
+            }
+            if (node.contains("email")) {
+                a.email = string(node["email"], "/acme/email");
+            }
+            if (node.contains("trusted_roots_pem_files")) {
+                a.trusted_roots =
+                    strings(node["trusted_roots_pem_files"], "/acme/trusted_roots_pem_files");
+            }
+        }
+        if (document.contains("storage")) {
+            const json& node = document["storage"];
+            object(node, "/storage", {"module", "root"});
+            if (string(node.value("module", json("file_system")), "/storage/module") !=
+                "file_system") {
+                fail("/storage/module", "only \"file_system\" storage is supported");
+            }
+            if (!node.contains("root")) {
+                fail("/storage", "storage needs \"root\" (a directory)");
+            }
+            a.storage = string(node["root"], "/storage/root");
         }
     }
 
@@ -1008,7 +1070,9 @@ config_error located_error(const source_location& where, const std::string& mess
 server_config config_from_json(const json& document, const std::string& file,
                                const source_map& sources) {
     const document_reader reader(file, sources);
-    reader.object(document, "", {"admin", "log", "grace_period", "http", "php", "env", "sites"});
+    reader.object(
+        document, "",
+        {"admin", "log", "grace_period", "http", "php", "env", "sites", "acme", "storage"});
     server_config config;
     if (document.contains("admin")) {
         config.admin = reader.admin(document["admin"], "/admin");
@@ -1029,6 +1093,7 @@ server_config config_from_json(const json& document, const std::string& file,
     if (document.contains("env")) {
         config.env = reader.env(document["env"], "/env");
     }
+    reader.automation(document, config);
     if (!document.contains("sites") || !document["sites"].is_array() || document["sites"].empty()) {
         reader.fail("/sites", "the configuration has no site (\"sites\": [{...}])");
     }

@@ -187,7 +187,7 @@ void resolve_config(server_config& config, std::size_t cores) {
     check_sockets_agree(config);
     for (site_config& site : config.sites) {
         resolve_root(site);
-        if (site.tls) {
+        if (site.tls && site.tls->from == tls_config::source::files) {
             resolve_tls_files(*site.tls);
         }
         // Redirects do not count: a site written for the HTTP port wins over them.

@@ -122,12 +122,29 @@ inline encode_config default_php_server_encode() {
     return {{{"zstd", 0}, {"br", 0}, {"gzip", 0}}, 512, {}};
 }
 
-/// A site's certificate for HTTPS (Caddy's `tls CERT KEY`). Spindle never obtains or makes
-/// one by itself; `spindle cert` writes a local one on request.
+/// A site's certificate for HTTPS: files it is given (Caddy's `tls CERT KEY`), or one Spindle
+/// obtains from the ACME CA and renews (a domain-name address, `tls EMAIL`), or one signed by
+/// its local CA (`tls internal`). The managed ones live under automation_config::storage.
 struct tls_config {
-    std::string certificate;  ///< PEM file: the certificate, then its intermediates
-    std::string key;          ///< PEM file: its private key
-    source_location origin;   ///< where `tls` was written
+    enum class source { files, acme, internal };
+    source from = source::files;
+    std::string certificate;  ///< files: PEM file, the certificate then its intermediates
+    std::string key;          ///< files: PEM file, its private key
+    std::string email;        ///< acme: the account's contact, over automation_config::email
+    source_location origin;   ///< where `tls` (or the site address) was written
+};
+
+/// Automatic HTTPS (Caddy's global `email`, `acme_ca`, `acme_ca_root`, `storage`): which ACME
+/// CA certificates come from and where they, the account keys and the local CA are kept.
+struct automation_config {
+    std::string ca = "https://acme-v02.api.letsencrypt.org/directory";  ///< directory URL
+    std::string email;                       ///< account contact; empty: an account without
+    std::vector<std::string> trusted_roots;  ///< PEM files trusted for the CA's HTTPS, over
+                                             ///< the system's (acme_ca_root)
+    /// Caddy's file_system storage root; empty: $XDG_DATA_HOME/spindle, else
+    /// $HOME/.local/share/spindle (acme/storage_paths.hpp).
+    std::string storage;
+    source_location origin;
 };
 
 /// Another document root for the requests whose path matches (Caddy's `root /path/* DIR`). The
@@ -260,6 +277,7 @@ struct server_config {
     source_location admin_origin;  ///< where `admin` was written, for a port in use
     std::string log_level = "info";
     std::string log_format = "console";  ///< or "json": one JSON object per line
+    automation_config automation;        ///< for sites whose tls is acme or internal
 };
 
 }  // namespace spindle::config

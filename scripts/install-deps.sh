@@ -47,6 +47,9 @@ test_packages=(
   postgresql redis-server slowhttptest
   # tests/integration/test_systemd.py checks the unit file with systemd-analyze
   systemd
+  # the ACME test CA (pebble) and its DNS stub (pebble-challtestsrv) that
+  # tests/integration/test_acme.py obtains certificates from
+  pebble
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )

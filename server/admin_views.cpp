@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "acme/certificate_manager.hpp"
 #include "sapi/engine.hpp"
 #include "server/prometheus_writer.hpp"
 #include "worker/pool.hpp"
@@ -267,6 +268,31 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
     document["threads"] = std::move(threads);
     // Replace bytes that are not UTF-8 (a URI may hold any): dump() would throw on them.
     return document.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string certificate_metrics_text(const acme::certificate_manager* certificates) {
+    if (certificates == nullptr) {
+        return {};
+    }
+    const std::vector<acme::certificate_manager::expiry> expiries = certificates->expiries();
+    prometheus_writer w;
+    w.family("spindle_tls_certificate_expiry_seconds", metric_type::gauge,
+             "Unix time at which a managed certificate expires (renewed a third of its "
+             "lifetime before)");
+    for (const auto& e : expiries) {
+        const auto seconds =
+            std::chrono::duration_cast<std::chrono::seconds>(e.not_after.time_since_epoch());
+        w.sample("spindle_tls_certificate_expiry_seconds", {{"name", e.name}},
+                 static_cast<std::uint64_t>(seconds.count()));
+    }
+    w.family("spindle_tls_certificate_fallback", metric_type::gauge,
+             "1 while a site serves the self-signed stand-in because the CA has not issued its "
+             "certificate yet");
+    for (const auto& e : expiries) {
+        w.sample("spindle_tls_certificate_fallback", {{"name", e.name}},
+                 static_cast<std::uint64_t>(e.is_fallback ? 1 : 0));
+    }
+    return w.text();
 }
 
 }  // namespace spindle::server

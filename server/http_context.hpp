@@ -19,6 +19,10 @@
 namespace spindle::worker {
 class pool;
 }
+namespace spindle::acme {
+class certificate_manager;
+class challenge_store;
+}  // namespace spindle::acme
 
 namespace spindle::server {
 
@@ -81,6 +85,10 @@ struct http_context {
     static constexpr std::size_t compressed_files_capacity = 64 * 1024 * 1024;
     /// Compressed static files of every site (`encode`), shared by the I/O threads.
     encode::compressed_cache compressed_files{compressed_files_capacity};
+    /// Managed certificates (automatic HTTPS, tls internal): expiry gauges for /metrics and
+    /// the HTTP-01 answers plain HTTP gives before any routing. Null when no site has one.
+    const acme::certificate_manager* certificates = nullptr;
+    const acme::challenge_store* acme_challenges = nullptr;
 };
 
 }  // namespace spindle::server

@@ -20,6 +20,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "acme/challenge_store.hpp"
 #include "encode/static_variant.hpp"
 #include "server/access_log.hpp"
 #include "server/body_store.hpp"
@@ -563,6 +564,19 @@ void http_session::handle_request() {
         }
         return;
     }
+    // HTTP-01 (RFC 8555 section 8.3): the CA fetches the token over plain HTTP, before any
+    // site, redirect or route has a say.
+    if (context_.acme_challenges != nullptr && !stream_.is_tls() &&
+        target_path_.starts_with(acme::challenge_store::http_prefix)) {
+        const std::string_view token =
+            std::string_view(target_path_).substr(acme::challenge_store::http_prefix.size());
+        if (const std::optional<std::string> answer =
+                context_.acme_challenges->http_answer(token)) {
+            site_ = nullptr;
+            respond_fixed({"*", 200, *answer});
+            return;
+        }
+    }
     site_ = select_site(sites_, host_without_port(host));
     if (site_ == nullptr) {
         respond(404, "no site is configured for this host", keep_alive_);
@@ -662,7 +676,10 @@ void http_session::respond_fixed(const config::respond_rule& rule) {
         head.append("Connection: keep-alive\r\n");
     }
     head.append("\r\n");
-    apply_header_rules(head, site_->headers);
+    // No site for an ACME challenge answer: no header rules.
+    if (site_ != nullptr) {
+        apply_header_rules(head, site_->headers);
+    }
     if (has_body && parser_->get().method() != http::verb::head) {
         head.append(rule.body);
     }

@@ -109,7 +109,7 @@ std::unique_ptr<spdlog::formatter> log_formatter(const std::string& format) {
 // One stderr sink shared by a logger per folder.
 void setup_logging(const std::string& level, const std::string& format) {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-    for (const char* name : {"server", "worker", "sapi", "php", "config", "access"}) {
+    for (const char* name : {"server", "worker", "sapi", "php", "config", "access", "acme"}) {
         auto logger = std::make_shared<spdlog::logger>(name, sink);
         logger->set_formatter(log_formatter(format));
         logger->set_level(spdlog::level::from_str(level));

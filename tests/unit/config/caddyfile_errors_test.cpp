@@ -304,9 +304,9 @@ TEST(CaddyfileErrors, BadPortInSiteAddress) {
 }
 
 TEST(CaddyfileErrors, HttpsNeedsACertificateAndOtherSchemesAreRefused) {
-    EXPECT_EQ(error_of("https://example.test {\n\tphp_server\n}\n"),
-              "Caddyfile:1: site address \"https://example.test\": Spindle does not obtain "
-              "certificates; add \"tls CERT KEY\" (spindle cert makes a local one)");
+    EXPECT_EQ(error_of("{\n\tauto_https off\n}\nhttps://example.test {\n\tphp_server\n}\n"),
+              "Caddyfile:4: site address \"https://example.test\": auto_https is off; add \"tls "
+              "CERT KEY\", \"tls internal\" or \"tls EMAIL\"");
     EXPECT_EQ(error_of("http://a.test, a.test {\n\ttls c.pem k.pem\n\tphp_server\n}\n"),
               "Caddyfile:1: site address \"http://a.test\": an http:// address cannot share a "
               "block with tls or https://; give it its own block");
@@ -387,12 +387,14 @@ TEST(CaddyfileErrors, EncodeValuesAreReadIntoTheModel) {
 }
 
 TEST(CaddyfileErrors, TlsTakesACertificateAndKey) {
+    EXPECT_EQ(error_of(site("\ttls ops\n\tphp_server\n")),
+              "Caddyfile:2: tls ops: give tls CERT KEY, tls internal or tls EMAIL");
+    // A managed certificate is for the names of the site address.
     EXPECT_EQ(error_of(site("\ttls internal\n\tphp_server\n")),
-              "Caddyfile:2: tls internal: Spindle makes no certificate by itself; run \"spindle "
-              "cert DIR\" once and use tls DIR/cert.pem DIR/key.pem");
-    EXPECT_EQ(error_of(site("\ttls ops@example.test\n\tphp_server\n")),
-              "Caddyfile:2: tls ops@example.test: Spindle does not obtain certificates (no "
-              "ACME); give tls CERT KEY");
+              "Caddyfile:1: site address \":8080\": a managed certificate (tls internal or "
+              "EMAIL) needs host names in the site address");
+    EXPECT_EQ(error_of("{\n\tstorage redis\n}\na.test {\n\tphp_server\n}\n"),
+              "Caddyfile:2: storage redis: only file_system is supported");
     EXPECT_EQ(error_of(site("\ttls a b c\n\tphp_server\n")),
               "Caddyfile:2: wrong argument count or unexpected line ending after 'c'");
     EXPECT_EQ(error_of(site("\ttls c.pem k.pem {\n\t\tprotocols tls1.3\n\t}\n\tphp_server\n")),

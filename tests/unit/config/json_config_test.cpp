@@ -423,12 +423,20 @@ TEST(JsonConfig, TlsSite) {
 TEST(JsonConfigErrors, TlsAndHttpsAddressesComeTogether) {
     EXPECT_EQ(error_of(with_site(R"("listen": ["https://:8443"])")),
               "c.json: /sites/0/listen: https:// addresses need the site's certificate: add "
-              "\"tls\": {\"certificate\": FILE, \"key\": FILE} (spindle cert makes a local one)");
+              "\"tls\": {\"certificate\": FILE, \"key\": FILE} or {\"issuer\": \"acme\"}");
     EXPECT_EQ(error_of(with_site(R"("tls": {"certificate": "c", "key": "k"})")),
               "c.json: /sites/0/tls: the site has a certificate but no https:// address in "
               "\"listen\"");
     EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "tls": {"certificate": "c"})")),
-              "c.json: /sites/0/tls: tls needs \"key\" (a PEM file)");
+              "c.json: /sites/0/tls: tls needs \"key\" (a PEM file), or \"issuer\": \"acme\"");
+    EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "tls": {"issuer": "acme"})")),
+              "c.json: /sites/0/tls: a managed certificate needs the site's \"hosts\" (its "
+              "names)");
+    EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "hosts": ["a.test"],
+              "tls": {"issuer": "zerossl"})")),
+              "c.json: /sites/0/tls/issuer: \"zerossl\": use \"acme\" or \"internal\"");
+    EXPECT_EQ(error_of(R"({"acme": {"ca": "http://ca.test/dir"}, "sites": [{}]})"),
+              "c.json: /acme/ca: \"http://ca.test/dir\": the CA's directory is an https:// URL");
     EXPECT_EQ(error_of(with_site(R"("listen": ["https://:1"], "tls": {"cert": "c"})")),
               "c.json: /sites/0/tls/cert: unknown setting \"cert\"");
     EXPECT_EQ(error_of(with_site(R"("redirect_to_https": [":80"])")),
