@@ -16,6 +16,7 @@
 #include "encode/encode_policy.hpp"
 #include "sapi/request.hpp"
 #include "server/body_store.hpp"
+#include "server/server_snapshot.hpp"
 #include "server/spill_file.hpp"
 
 namespace spindle::server {
@@ -76,8 +77,11 @@ class php_exchange final : public sapi::output_sink {
     static constexpr std::size_t commit_threshold = 64 * 1024;
 
     /// `header_rules` are the site's `header` rules, applied to the response head; `encode` is
-    /// the site's compression policy (nullptr: off). `context` outlives the exchange.
-    php_exchange(std::shared_ptr<http_session> session, http_context& context, bool is_head,
+    /// the site's compression policy (nullptr: off); both live in `snapshot`, the
+    /// configuration the request started with, which the exchange keeps. `context` outlives
+    /// the exchange.
+    php_exchange(std::shared_ptr<http_session> session, http_context& context,
+                 std::shared_ptr<const server_snapshot> snapshot, bool is_head,
                  bool client_keep_alive, const std::vector<config::header_rule>& header_rules,
                  const encode::encode_policy* encode);
     ~php_exchange() override;
@@ -169,6 +173,7 @@ class php_exchange final : public sapi::output_sink {
 
     std::shared_ptr<http_session> session_;
     http_context& context_;
+    const std::shared_ptr<const server_snapshot> snapshot_;  ///< the request's configuration
     const bool is_head_;
     const std::vector<config::header_rule>& header_rules_;
     const encode::encode_policy* encode_;
