@@ -27,7 +27,8 @@ struct php_server_args {
     bool listen_given = false;              ///< the first --listen replaces the default address
     std::uint64_t worker_max_requests = 0;  ///< applies to every --worker, whatever the order
     std::vector<std::string> watch;         ///< --watch: applies to every --worker too
-    std::string config_file = "Caddyfile";  ///< run, adapt, validate: --config
+    std::string config_file = "Caddyfile";  ///< run, adapt, validate, reload: --config
+    std::string address;                    ///< reload --address; empty: the config's admin
     std::string adapter;                    ///< --adapter; empty: from the file name
     std::optional<std::string> tls_certificate;  ///< php-server --tls-cert
     std::optional<std::string> tls_key;          ///< php-server --tls-key
@@ -400,6 +401,23 @@ constexpr command_spec validate_command{
     "Checks a configuration file as spindle run would, without serving: syntax, values, roots\n"
     "and worker files. Exits 0 when it is valid.",
     config_file_flags};
+constexpr auto reload_flags = std::to_array<flag_spec>({
+    {"config", 'c', "FILE", "configuration file; a .json file is read as JSON",
+     [](php_server_args& args, std::string_view value) { args.config_file = value; },
+     [](const server_config&) { return std::string("Caddyfile"); }},
+    {"adapter", 'a', "NAME", "caddyfile or json (default: from the file name)", set_adapter,
+     nullptr},
+    {"address", '\0', "HOST:PORT", "the running server's admin endpoint (default: the file's admin)",
+     [](php_server_args& args, std::string_view value) { args.address = value; }, nullptr},
+});
+constexpr command_spec reload_command{
+    "reload", "reload [--config FILE] [--adapter caddyfile|json] [--address HOST:PORT]",
+    "apply a configuration file to the running server",
+    "Checks a configuration file as validate does, then sends it to the running server's admin\n"
+    "endpoint (POST /load), which applies it without a restart: workers that changed boot a\n"
+    "new generation, in-flight requests finish on the old configuration. Exits 0 when it was\n"
+    "applied, 2 when the file is invalid, 1 when the server cannot be reached or refused it.",
+    reload_flags};
 constexpr command_spec php_server_command{
     "php-server", "php-server [flags]", "serve a PHP application from a document root",
     "Serves the PHP application in a document root: a path naming a .php file runs it, a path\n"
@@ -435,9 +453,9 @@ constexpr command_spec help_command{"help",
                                     "show the help of a command",
                                     "Lists the commands, or shows the flags of one.",
                                     {}};
-constexpr std::array<const command_spec*, 8> commands{
-    &php_server_command, &run_command,  &adapt_command,   &validate_command,
-    &php_cli_command,    &cert_command, &version_command, &help_command};
+constexpr std::array<const command_spec*, 9> commands{
+    &php_server_command, &run_command,     &adapt_command, &validate_command, &reload_command,
+    &php_cli_command,    &cert_command,    &version_command, &help_command};
 
 std::string flag_label(const flag_spec& flag) {
     std::string label =
@@ -634,6 +652,7 @@ std::string_view to_string(command_kind kind) {
         case command_kind::run: return "run";
         case command_kind::adapt: return "adapt";
         case command_kind::validate: return "validate";
+        case command_kind::reload: return "reload";
         case command_kind::cert: return "cert";
         case command_kind::php_cli: return "php_cli";
         case command_kind::version: return "version";
@@ -698,12 +717,17 @@ command_line parse_command_line(int argc, const char* const argv[]) {
     if (command == &version_command) {
         return of_kind(command_kind::version);
     }
-    if (command == &run_command || command == &adapt_command || command == &validate_command) {
-        const command_kind kind = command == &run_command     ? command_kind::run
-                                  : command == &adapt_command ? command_kind::adapt
-                                                              : command_kind::validate;
+    if (command == &run_command || command == &adapt_command || command == &validate_command ||
+        command == &reload_command) {
+        const command_kind kind = command == &run_command        ? command_kind::run
+                                  : command == &adapt_command    ? command_kind::adapt
+                                  : command == &validate_command ? command_kind::validate
+                                                                 : command_kind::reload;
         command_line result = of_kind(kind);
         result.config_file = std::move(state.config_file);
+        if (!state.address.empty()) {
+            result.admin_address = parse_listen_address(state.address);
+        }
         result.adapter =
             state.adapter.empty() && ends_with_ignoring_case(result.config_file, ".json") ? "json"
             : state.adapter.empty() ? "caddyfile"

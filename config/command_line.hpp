@@ -1,9 +1,11 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "config/listen_address.hpp"
 #include "config/php_cli_args.hpp"
 #include "config/server_config.hpp"
 
@@ -15,6 +17,7 @@ enum class command_kind {
     run,         ///< run the server described by command_line::config_file
     adapt,       ///< print config_file as the JSON document
     validate,    ///< check config_file and exit
+    reload,      ///< check config_file and send it to the running server's admin endpoint
     cert,        ///< write a local CA and certificate into cert_dir and exit
     php_cli,     ///< run a PHP script as PHP's command-line interpreter would (php_cli)
     version,     ///< print the version and exit
@@ -31,6 +34,8 @@ struct command_line {
     std::string help_text;                ///< help: the text to print, ending in a newline
     std::string config_file;              ///< run, adapt, validate: the file to read
     std::string adapter;                  ///< run, adapt, validate: "caddyfile" or "json"
+    /// reload --address: the admin endpoint to send to; nullopt: the file's `admin`.
+    std::optional<listen_address> admin_address;
     std::string cert_dir;                 ///< cert: where the files go
     std::vector<std::string> cert_hosts;  ///< cert: names and addresses it is for
     php_cli_args php_cli;                 ///< php_cli: the options and the script

@@ -42,7 +42,11 @@ std::vector<std::string> list_files(const std::string& folder) {
 }  // namespace
 
 loaded_config load_config_file(const std::string& path, const std::string& adapter) {
-    const std::string text = read_text(path);
+    return load_config_text(read_text(path), path, adapter);
+}
+
+loaded_config load_config_text(const std::string& text, const std::string& path,
+                               const std::string& adapter) {
     if (adapter == "json") {
         return {read_json_file(text, path), {}, {}};
     }

@@ -19,4 +19,9 @@ struct loaded_config {
 /// config_error naming file:line. Control thread, at start-up.
 loaded_config load_config_file(const std::string& path, const std::string& adapter);
 
+/// The same for a configuration already read (the admin API's POST /load): `path` names it in
+/// errors, and Caddyfile imports are read relative to it. Control or reload thread.
+loaded_config load_config_text(const std::string& text, const std::string& path,
+                               const std::string& adapter);
+
 }  // namespace spindle::config

@@ -235,6 +235,13 @@ void resolve_config(server_config& config, std::size_t cores) {
                            std::to_string(worker_threads) + "; give at least " +
                            std::to_string(worker_threads + 1));
     }
+    // Half the cores: the PHP threads do most of the work of a request, and complete
+    // responses leave from them directly. On 2 cores a second I/O thread served as many
+    // worker hello requests, for more CPU each: 30.3 us where one took 27.2 us (median of 3,
+    // bench/RESULTS.md).
+    if (config.io_threads == 0) {
+        config.io_threads = std::max<std::size_t>(1, cores / 2);
+    }
 }
 
 }  // namespace spindle::config

@@ -229,6 +229,8 @@ struct trusted_proxies_config {
     /// Where the client address is read, the first present wins (client_ip_headers); a
     /// header named Forwarded is read as RFC 7239.
     std::vector<std::string> client_ip_headers{"X-Forwarded-For", "Forwarded"};
+
+    friend bool operator==(const trusted_proxies_config&, const trusted_proxies_config&) = default;
 };
 
 /// The PROXY protocol on every listener (Caddy's `listener_wrappers { proxy_protocol }`).
@@ -239,6 +241,8 @@ struct proxy_protocol_config {
     std::vector<std::string> deny;   ///< peers whose connection is refused if they send one
     /// For the other peers: ignore, use, reject, require or skip (go-proxyproto's policies).
     std::string fallback_policy = "ignore";
+
+    friend bool operator==(const proxy_protocol_config&, const proxy_protocol_config&) = default;
 };
 
 /// Everything a running server needs, from the command line (config/command_line.hpp), a

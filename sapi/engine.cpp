@@ -44,7 +44,14 @@ namespace {
 std::vector<slot_context> contexts;
 // The environments imported once at start-up: [0] the process's with the server's env laid
 // over it, then one per site and worker env (php_import_environment_variables hook, getenv).
+// Reloads add entries while slot threads read others: its capacity is reserved once, so an
+// entry never moves, and each is published to slot threads (through the server's snapshot)
+// after it was written. Equal layers share one entry, so reloads that keep the env add none.
 std::vector<std::unique_ptr<env_snapshot>> environments;
+// The layers each entry of `environments` was built from (control thread only).
+std::vector<std::vector<std::vector<std::pair<std::string, std::string>>>> environment_layers;
+// Most distinct environments in a process's life.
+constexpr std::size_t max_environments = 65536;
 // The server's env layer, kept to build the workers' environments.
 std::vector<std::pair<std::string, std::string>> server_env;
 // The slot the calling thread serves; null on I/O and control threads.
@@ -306,6 +313,17 @@ const env_snapshot& current_environment() noexcept {
 
 std::size_t engine::add_environment(
     const std::vector<std::vector<std::pair<std::string, std::string>>>& layers) {
+    for (std::size_t i = 1; i < environment_layers.size(); ++i) {
+        if (environment_layers[i] == layers) {
+            return i;
+        }
+    }
+    if (environments.size() == max_environments) {
+        throw std::runtime_error("too many distinct environments (" +
+                                 std::to_string(max_environments) +
+                                 " made by reloads); restart the server");
+    }
+    environment_layers.push_back(layers);
     std::vector<const env_snapshot::layer*> all{&server_env};
     for (const auto& layer : layers) {
         all.push_back(&layer);
@@ -364,6 +382,8 @@ engine::engine(engine_options options) {
         contexts[i].index = i;
     }
     server_env = options.env;
+    environments.reserve(max_environments);
+    environment_layers.emplace_back();
     environments.push_back(
         std::make_unique<env_snapshot>(std::vector<const env_snapshot::layer*>{&server_env}));
     interrupt_requested = std::make_unique<std::atomic<interrupt_reason>[]>(contexts.size());
@@ -434,6 +454,7 @@ engine::~engine() {
     free(spindle_sapi_module.php_ini_path_override);
     spindle_sapi_module.php_ini_path_override = nullptr;
     environments.clear();
+    environment_layers.clear();
 }
 
 engine::thread_scope::thread_scope(engine&, std::size_t index) {

@@ -67,7 +67,8 @@ class engine {
     /// Builds an environment scripts can see: the process environment, the server's env, then
     /// `layers` in order (a site's env, a worker's env), later entries winning. Returns the
     /// value for request::env_index and worker_script::env_index; 0 is the server's own.
-    /// Control thread, before the pool starts.
+    /// The same layers give the same index. Control (or reload) thread; throws
+    /// std::runtime_error past a large cap of distinct environments.
     std::size_t add_environment(
         const std::vector<std::vector<std::pair<std::string, std::string>>>& layers);
 

@@ -20,9 +20,13 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "config/config_file.hpp"
+#include "config/json_config.hpp"
 #include "server/admin_views.hpp"
+#include "server/reload_client.hpp"
 #include "server/listener.hpp"
 #include "server/status_page.hpp"
+#include "server/server_snapshot.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -36,7 +40,8 @@ namespace {
 
 // Limits of an admin request: nothing it accepts needs more.
 constexpr std::uint32_t header_limit = 8 * 1024;
-constexpr std::uint64_t body_limit = 4 * 1024;
+// A configuration for POST /load: a large Caddyfile or JSON document is a few tens of KiB.
+constexpr std::uint64_t body_limit = 1024 * 1024;
 constexpr auto read_timeout = std::chrono::seconds(10);
 constexpr auto write_timeout = std::chrono::seconds(10);
 // Admin connections at once: a browser, a scraper and probes need a handful.
@@ -120,6 +125,27 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
             return;
         }
         const auto& req = parser_->get();
+        const std::string_view target = req.target();
+        if (req.method() == http::verb::post && target.substr(0, target.find('?')) == "/load") {
+            admin_response checked = server_->handle(req.method_string(), target,
+                                                     req[http::field::host],
+                                                     req[http::field::origin]);
+            if (checked.status == 403) {
+                write(std::move(checked), req.keep_alive(), false);
+                return;
+            }
+            // Answered when the reload is over, from the reload thread: the answer comes back
+            // to this connection's strand.
+            server_->load(req[http::field::content_type], req[config_file_header], req.body(),
+                          [self = shared_from_this(), keep_alive = req.keep_alive()](
+                              admin_response response) {
+                              net::post(self->stream_.get_executor(),
+                                        [self, keep_alive, response = std::move(response)]() mutable {
+                                            self->write(std::move(response), keep_alive, false);
+                                        });
+                          });
+            return;
+        }
         admin_response response;
         try {
             response = server_->handle(req.method_string(), req.target(), req[http::field::host],
@@ -180,12 +206,11 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
 };
 
 admin_server::admin_server(net::io_context& ioc, const tcp::endpoint& endpoint,
-                           http_context& context, restart_fn restart_workers, reload_fn reload_tls)
+                           http_context& context, actions act)
     : ioc_(ioc),
       acceptor_(net::make_strand(ioc)),
       context_(context),
-      restart_workers_(std::move(restart_workers)),
-      reload_tls_(std::move(reload_tls)) {
+      actions_(std::move(act)) {
     open_acceptor(acceptor_, endpoint, "cannot listen for the admin endpoint on ");
 }
 
@@ -238,7 +263,7 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
     const bool is_get = method == "GET" || method == "HEAD";
     const bool draining = context_.stopping.load(std::memory_order_relaxed);
 
-    if (path == "/workers/restart" || path == "/tls/reload") {
+    if (path == "/workers/restart" || path == "/tls/reload" || path == "/load") {
         if (method != "POST") {
             return method_not_allowed("POST");
         }
@@ -248,12 +273,16 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
             (!origin.empty() && !beast::iequals(origin, "http://" + std::string(host)))) {
             return text(403, "forbidden: POST from another origin or through a host name\n");
         }
+        if (path == "/load") {
+            // The session hands an allowed POST /load to load() instead.
+            return text(500, "internal error\n");
+        }
         if (path == "/tls/reload") {
-            const std::vector<std::string> errors = reload_tls_();
+            const std::vector<std::string> errors = actions_.reload_tls();
             nlohmann::json body = {{"reloaded", errors.empty()}, {"errors", errors}};
             return {errors.empty() ? 200 : 500, "application/json", body.dump() + "\n", {}};
         }
-        const std::optional<std::vector<std::string>> workers = restart_workers_();
+        const std::optional<std::vector<std::string>> workers = actions_.restart_workers();
         if (!workers) {
             return text(503, "draining: nothing is restarted while the server shuts down\n");
         }
@@ -261,7 +290,7 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
         return {202, "application/json", body.dump() + "\n", {}};
     }
     if (path != "/" && path != "/metrics" && path != "/threads" && path != "/healthz" &&
-        path != "/readyz") {
+        path != "/readyz" && path != "/config") {
         return text(404, "not found\n");
     }
     if (!is_get) {
@@ -270,9 +299,21 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
     if (path == "/healthz") {
         return text(200, "ok\n");
     }
+    if (path == "/config") {
+        return {200, "application/json", context_.snapshot()->document.dump(2) + "\n", {}};
+    }
     if (path == "/readyz") {
         const readiness state = check_readiness(context_.pool, draining);
-        return state.ready ? text(200, "ready\n") : text(503, "not ready: " + state.reason + "\n");
+        if (!state.ready) {
+            return text(503, "not ready: " + state.reason + "\n");
+        }
+        // A reload that failed leaves the previous configuration serving: still ready (a
+        // load balancer must not drop a healthy instance), but said here for the operator.
+        const std::shared_ptr<const std::string> failed = context_.last_reload_error();
+        return text(200, failed ? "ready; the last reload failed, the previous configuration "
+                                  "serves: " +
+                                      *failed + "\n"
+                                : std::string("ready\n"));
     }
     if (path == "/metrics") {
         return {200,
@@ -290,6 +331,33 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
     page.headers.emplace_back("Content-Security-Policy", std::string(status_page_csp));
     page.headers.emplace_back("X-Frame-Options", "DENY");
     return page;
+}
+
+void admin_server::load(std::string_view content_type, std::string_view file,
+                        const std::string& body, std::function<void(admin_response)> done) const {
+    // Caddy's names: text/caddyfile (or no type) for a Caddyfile, application/json for JSON.
+    const std::string_view type = content_type.substr(0, content_type.find(';'));
+    const std::string adapter = beast::iequals(type, "application/json") ? "json" : "caddyfile";
+    const std::string name = file.empty() ? std::string("POST /load") : std::string(file);
+    config::server_config next;
+    nlohmann::json document;
+    try {
+        config::loaded_config loaded = config::load_config_text(body, name, adapter);
+        next = config::config_from_json(loaded.document, name, loaded.sources);
+        document = std::move(loaded.document);
+    } catch (const std::exception& e) {
+        nlohmann::json answer = {{"applied", false}, {"error", e.what()}};
+        done({400, "application/json", answer.dump() + "\n", {}});
+        return;
+    }
+    actions_.load(std::move(next), std::move(document),
+                  [done = std::move(done)](const reload_result& result) {
+                      // A configuration refused by its checks (a root that does not exist) is
+                      // the client's error; one that cannot be applied is not.
+                      done({result.applied ? 200 : (result.invalid ? 400 : 500),
+                            "application/json",
+                            result.to_json(), {}});
+                  });
 }
 
 }  // namespace spindle::server

@@ -14,7 +14,10 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/error.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "server/http_context.hpp"
+#include "server/http_server.hpp"
 
 namespace spindle::server {
 
@@ -37,8 +40,13 @@ struct admin_response {
 ///   GET /healthz           200 "ok" while the process runs
 ///   GET /readyz            200 when every thread booted and the server is not draining; 503
 ///   POST /workers/restart  restart every worker script, as SIGUSR1 does; 202
-///   POST /tls/reload       read every HTTPS certificate again, as SIGHUP does; 200, or 500
-///                          naming the files that failed (their old certificates stay)
+///   POST /tls/reload       read every HTTPS certificate again; 200, or 500 naming the files
+///                          that failed (their old certificates stay)
+///   POST /load             reload with the configuration in the body (Content-Type
+///                          text/caddyfile or application/json, as Caddy's /load): 200 with
+///                          what changed, 400 with file:line when it is invalid, 500 when it
+///                          cannot be applied (a worker that cannot boot); nothing changes then
+///   GET /config            the running configuration as JSON (null when it came from flags)
 ///
 /// Unknown paths get 404, other methods 405. HEAD is answered wherever GET is.
 /// Constructed, run and stopped by the control thread; sessions run on the I/O threads.
@@ -50,11 +58,22 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     /// Reloads every HTTPS certificate; returns one message per failure (empty: all
     /// reloaded). Any thread.
     using reload_fn = std::function<std::vector<std::string>()>;
+    /// Applies a configuration (http_server::reload) away from the I/O threads and calls
+    /// `done` with the outcome, on the thread that applied it.
+    using load_fn = std::function<void(config::server_config, nlohmann::json,
+                                       std::function<void(reload_result)> done)>;
+
+    /// What the POST endpoints do.
+    struct actions {
+        restart_fn restart_workers;
+        reload_fn reload_tls;
+        load_fn load;
+    };
 
     /// Binds and listens at once, so a port in use fails start-up; throws std::system_error
     /// naming the address.
     admin_server(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
-                 http_context& context, restart_fn restart_workers, reload_fn reload_tls);
+                 http_context& context, actions act);
 
     /// The bound address (port 0 resolved).
     boost::asio::ip::tcp::endpoint local_endpoint() const;
@@ -70,6 +89,13 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     admin_response handle(std::string_view method, std::string_view target, std::string_view host,
                           std::string_view origin) const;
 
+    /// POST /load: parses `body` as `content_type` says, naming it `file` in errors (the
+    /// X-Spindle-Config-File field `spindle reload` sends; empty: "POST /load"); answers a bad
+    /// configuration at once (400), else hands it to the reload and answers through `done`
+    /// when it is applied or refused. I/O thread; `done` runs on another.
+    void load(std::string_view content_type, std::string_view file, const std::string& body,
+              std::function<void(admin_response)> done) const;
+
   private:
     friend class admin_session;
 
@@ -79,8 +105,7 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     boost::asio::io_context& ioc_;
     boost::asio::ip::tcp::acceptor acceptor_;
     http_context& context_;
-    const restart_fn restart_workers_;
-    const reload_fn reload_tls_;
+    const actions actions_;
     std::atomic<std::size_t> sessions_{0};  ///< open admin connections
 };
 

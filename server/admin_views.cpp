@@ -30,12 +30,25 @@ struct group_figures {
     std::uint64_t never_booted = 0;
     std::size_t queued = 0;
     worker::histogram_counts durations;
+    /// The group serves (or boots at start-up): a new worker generation that boots beside its
+    /// old one, and a retired one that drains, are left out, so each worker name appears once.
+    bool shown = false;
 };
 
 std::vector<group_figures> figures_of(const worker::pool& pool) {
     std::vector<group_figures> groups(pool.group_count());
+    const bool started = pool.has_started();
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+        const worker::group_state state = pool.state_of(i);
+        groups[i].shown = state == worker::group_state::serving ||
+                          (!started && state == worker::group_state::booting);
+    }
     for (const auto& s : pool.slots()) {
-        group_figures& g = groups[pool.group_of(s->index())];
+        const std::size_t group = pool.group_of(s->index());
+        if (group >= groups.size() || !groups[group].shown) {
+            continue;
+        }
+        group_figures& g = groups[group];
         const worker::slot_state state = s->state();
         ++g.total;
         g.busy += state == worker::slot_state::busy ? 1 : 0;
@@ -67,7 +80,7 @@ readiness check_readiness(const worker::pool& pool, bool draining) {
     const std::vector<group_figures> groups = figures_of(pool);
     std::string waiting;
     for (std::size_t i = 0; i < groups.size(); ++i) {
-        if (groups[i].total > 0 && groups[i].never_booted == groups[i].total) {
+        if (groups[i].shown && groups[i].total > 0 && groups[i].never_booted == groups[i].total) {
             waiting +=
                 (waiting.empty() ? "" : ", ") +
                 (i == 0 ? std::string("the classic PHP threads") : "worker " + pool.group_name(i));
@@ -98,7 +111,11 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
         busy += i > 0 ? groups[i].running : 0;
     }
     w.family("frankenphp_total_threads", metric_type::gauge, "Total number of PHP threads");
-    w.sample("frankenphp_total_threads", {}, static_cast<std::uint64_t>(pool.slots().size()));
+    std::uint64_t threads = 0;
+    for (const group_figures& g : groups) {
+        threads += g.total;
+    }
+    w.sample("frankenphp_total_threads", {}, threads);
     w.family("frankenphp_busy_threads", metric_type::gauge, "Number of busy PHP threads");
     w.sample("frankenphp_busy_threads", {}, busy);
     w.family("spindle_busy_threads", metric_type::gauge,
@@ -129,6 +146,9 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
     for (const per_worker& family : worker_families) {
         w.family(family.name, family.type, family.help);
         for (std::size_t i = 1; i < groups.size(); ++i) {
+            if (!groups[i].shown) {
+                continue;
+            }
             w.sample(family.name, {{"worker", pool.group_name(i)}}, groups[i].*family.field);
         }
     }
@@ -136,16 +156,25 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
     // its exposition text compare that too. operations.md describes them.
     w.family("frankenphp_worker_request_time", metric_type::counter, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
+        if (!groups[i].shown) {
+            continue;
+        }
         w.sample("frankenphp_worker_request_time", {{"worker", pool.group_name(i)}},
                  groups[i].durations.sum_seconds());
     }
     w.family("frankenphp_worker_request_count", metric_type::counter, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
+        if (!groups[i].shown) {
+            continue;
+        }
         w.sample("frankenphp_worker_request_count", {{"worker", pool.group_name(i)}},
                  groups[i].durations.count());
     }
     w.family("frankenphp_worker_queue_depth", metric_type::gauge, "");
     for (std::size_t i = 1; i < groups.size(); ++i) {
+        if (!groups[i].shown) {
+            continue;
+        }
         w.sample("frankenphp_worker_queue_depth", {{"worker", pool.group_name(i)}},
                  static_cast<std::uint64_t>(groups[i].queued));
     }
@@ -160,6 +189,9 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
     w.family("spindle_worker_request_duration_seconds", metric_type::histogram,
              "How long worker requests ran on their PHP thread");
     for (std::size_t i = 1; i < groups.size(); ++i) {
+        if (!groups[i].shown) {
+            continue;
+        }
         w.histogram("spindle_worker_request_duration_seconds", {{"worker", pool.group_name(i)}},
                     groups[i].durations);
     }
@@ -222,13 +254,20 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
     const readiness ready = check_readiness(pool, draining);
     json threads = json::array();
     std::uint64_t busy = 0;
+    std::uint64_t total = 0;
     for (const auto& s : pool.slots()) {
         const std::size_t group = pool.group_of(s->index());
         const worker::slot_state state = s->state();
+        if (group == worker::pool::no_group) {
+            // A spare slot, kept for the next worker generation.
+            continue;
+        }
+        ++total;
         busy += state == worker::slot_state::busy ? 1 : 0;
         json entry;
         entry["index"] = s->index();
         entry["group"] = pool.group_name(group);
+        entry["generation"] = group;
         entry["worker"] = group != 0;
         entry["state"] = worker::to_string(state);
         entry["requests"] = s->requests_served();
@@ -252,8 +291,21 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
     }
     json groups = json::array();
     for (std::size_t i = 0; i < pool.group_count(); ++i) {
-        groups.push_back(
-            {{"name", pool.group_name(i)}, {"worker", i != 0}, {"queued", pool.queued(i)}});
+        const worker::group_state state = pool.state_of(i);
+        if (state == worker::group_state::retiring && pool.queued(i) == 0) {
+            bool running = false;
+            for (const auto& s : pool.slots()) {
+                running = running || pool.group_of(s->index()) == i;
+            }
+            if (!running) {
+                continue;
+            }
+        }
+        groups.push_back({{"name", pool.group_name(i)},
+                          {"generation", i},
+                          {"state", worker::to_string(state)},
+                          {"worker", i != 0},
+                          {"queued", pool.queued(i)}});
     }
     json document;
     document["version"] = SPINDLE_VERSION;
@@ -262,7 +314,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
     document["ready"] = ready.ready;
     document["reason"] = ready.reason;
     document["draining"] = draining;
-    document["total"] = pool.slots().size();
+    document["total"] = total;
     document["busy"] = busy;
     document["groups"] = std::move(groups);
     document["threads"] = std::move(threads);

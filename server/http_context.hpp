@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,12 +58,45 @@ struct site_context {
     std::uint16_t redirect_https_port = 0;
 };
 
-/// What every connection of one server shares: configuration, the sites, the PHP pool and a
-/// few counters. Built by the control thread before the first accept; its plain fields are
-/// then read-only, its atomics updated by I/O threads.
+struct server_snapshot;
+
+/// What every connection of one server shares: the current configuration snapshot, the PHP
+/// pool and a few counters. Built by the control thread before the first accept; its atomics
+/// are updated by I/O threads.
 struct http_context {
-    const config::server_config& config;
-    std::vector<site_context> sites;
+    /// `config` is the first snapshot's: what connections read from the context itself
+    /// (memory total, forwarding rules) changes only with a restart.
+    http_context(std::shared_ptr<const server_snapshot> first, worker::pool& p,
+                 const config::server_config& config)
+        : current(std::move(first)),
+          pool(p),
+          response_memory{config.limits.response_memory_total},
+          forwarding{config.trusted_proxies},
+          proxy_protocol(config.proxy_protocol
+                             ? std::optional<proxy_protocol_rules>(*config.proxy_protocol)
+                             : std::nullopt) {}
+
+    /// The configuration a request that starts now uses (any thread). A request keeps what it
+    /// took until it ends, so a reload never changes a request in flight.
+    std::shared_ptr<const server_snapshot> snapshot() const noexcept {
+        return current.load(std::memory_order_acquire);
+    }
+    /// Makes `next` the configuration of requests that start from now on (reload thread).
+    void publish(std::shared_ptr<const server_snapshot> next) noexcept {
+        current.store(std::move(next), std::memory_order_release);
+    }
+
+    /// Why the last reload was refused; null when it applied (or none ran). Any thread.
+    std::shared_ptr<const std::string> last_reload_error() const noexcept {
+        return reload_error.load(std::memory_order_acquire);
+    }
+    /// Reload thread.
+    void set_reload_error(std::shared_ptr<const std::string> error) noexcept {
+        reload_error.store(std::move(error), std::memory_order_release);
+    }
+
+    std::atomic<std::shared_ptr<const server_snapshot>> current;
+    std::atomic<std::shared_ptr<const std::string>> reload_error;
     worker::pool& pool;
     std::atomic<std::uint64_t> next_request_id{1};
     std::atomic<std::size_t> connections{0};       ///< open connections
@@ -73,14 +107,12 @@ struct http_context {
     std::atomic<bool> responses_abandoned{false};
     /// Bytes of PHP responses held in memory for every connection together
     /// (limits.response_memory_total); past it, responses spill to temporary files.
-    memory_budget response_memory{config.limits.response_memory_total};
+    memory_budget response_memory;
     http_metrics metrics{};  ///< responses, durations, 503 rejections
     /// trusted_proxies, ready for lookups (the ranges were checked with the configuration).
-    const forwarding_rules forwarding{config.trusted_proxies};
+    const forwarding_rules forwarding;
     /// The proxy_protocol listener wrapper; nullopt: connections start with their protocol.
-    const std::optional<proxy_protocol_rules> proxy_protocol =
-        config.proxy_protocol ? std::optional<proxy_protocol_rules>(*config.proxy_protocol)
-                              : std::nullopt;
+    const std::optional<proxy_protocol_rules> proxy_protocol;
     /// Bytes of compressed static files kept: a few thousand typical CSS/JS/HTML files.
     static constexpr std::size_t compressed_files_capacity = 64 * 1024 * 1024;
     /// Compressed static files of every site (`encode`), shared by the I/O threads.

@@ -84,13 +84,14 @@ double now_seconds() {
 }  // namespace
 
 http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
-                           const std::vector<const site_context*>& sites,
+                           config::listen_address address,
                            std::shared_ptr<const tls_certificates> tls)
     : stream_(std::move(socket)),
       context_(context),
       tls_(std::move(tls)),
-      sites_(sites),
-      buffer_(context.config.limits.max_header_size + read_buffer_slack),
+      address_(std::move(address)),
+      snapshot_(context.snapshot()),
+      buffer_(context.snapshot()->config.limits.max_header_size + read_buffer_slack),
       queue_timer_(stream_.get_executor()),
       idle_timer_(stream_.get_executor()),
       rate_timer_(stream_.get_executor()) {
@@ -225,7 +226,7 @@ void http_session::on_read_proxy_header(beast::error_code ec, std::size_t bytes)
 void http_session::do_detect_tls() {
     // One deadline from accept to the end of the handshake, as for a header block: a client
     // that connects and stalls (or drips its ClientHello) holds nothing for long.
-    stream_.expires_after(context_.config.limits.read_header_timeout);
+    stream_.expires_after(limits().read_header_timeout);
     beast::async_detect_ssl(
         stream_.tcp(), buffer_,
         beast::bind_front_handler(&http_session::on_detect_tls, shared_from_this()));
@@ -302,7 +303,7 @@ void http_session::do_wait_request(bool readable) {
         }
     }
     // Keep-alive idle: wait for the first byte of the next request.
-    stream_.expires_after(context_.config.limits.idle_timeout);
+    stream_.expires_after(limits().idle_timeout);
     stream_.async_read_some(
         buffer_.prepare(read_buffer_slack),
         beast::bind_front_handler(&http_session::on_wait_request, shared_from_this()));
@@ -319,12 +320,15 @@ void http_session::on_wait_request(beast::error_code ec, std::size_t bytes) {
 }
 
 void http_session::do_read_header() {
+    // A request starts: it uses the configuration current now until it is answered, even if
+    // a reload publishes another meanwhile.
+    snapshot_ = context_.snapshot();
     parser_.emplace();
-    parser_->header_limit(static_cast<std::uint32_t>(context_.config.limits.max_header_size));
-    parser_->body_limit(context_.config.limits.max_body_size);
+    parser_->header_limit(static_cast<std::uint32_t>(limits().max_header_size));
+    parser_->body_limit(limits().max_body_size);
     body_.reset();
     // One deadline for the whole header block, so a client dripping bytes cannot hold on.
-    stream_.expires_after(context_.config.limits.read_header_timeout);
+    stream_.expires_after(limits().read_header_timeout);
     http::async_read_header(
         stream_, buffer_, *parser_,
         beast::bind_front_handler(&http_session::on_read_header, shared_from_this()));
@@ -375,7 +379,7 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
         context_.active_responses.fetch_add(1, std::memory_order_relaxed);
     }
     const auto& req = parser_->get();
-    body_ = std::make_unique<body_store>(context_.config.limits.body_memory_size);
+    body_ = std::make_unique<body_store>(limits().body_memory_size);
 
     auto expect = req[http::field::expect];
     if (!expect.empty()) {
@@ -384,7 +388,7 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
             return;
         }
         if (req.version() >= 11 && !parser_->is_done()) {
-            stream_.expires_after(context_.config.limits.write_timeout);
+            stream_.expires_after(limits().write_timeout);
             static constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
             net::async_write(
                 stream_, net::buffer(continue_line),
@@ -480,7 +484,7 @@ bool http_session::validate_header() {
         return false;
     }
     if (auto length = parser_->content_length();
-        length && *length > context_.config.limits.max_body_size) {
+        length && *length > limits().max_body_size) {
         respond(413, "request body too large", false);
         return false;
     }
@@ -497,7 +501,7 @@ void http_session::do_read_body() {
     body.size = body_chunk_.size();
     // Per read, like nginx's client_body_timeout: a large upload on a slow link is fine, a
     // stalled one is dropped; either way no PHP thread waits for it.
-    stream_.expires_after(context_.config.limits.read_body_timeout);
+    stream_.expires_after(limits().read_body_timeout);
     http::async_read(stream_, buffer_, *parser_,
                      beast::bind_front_handler(&http_session::on_read_body, shared_from_this()));
 }
@@ -577,7 +581,7 @@ void http_session::handle_request() {
             return;
         }
     }
-    site_ = select_site(sites_, host_without_port(host));
+        site_ = select_site(snapshot_->sites_at(address_), host_without_port(host));
     if (site_ == nullptr) {
         respond(404, "no site is configured for this host", keep_alive_);
         return;
@@ -868,7 +872,7 @@ void http_session::pump_file() {
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             // The socket buffer is full: wait until the client reads, within the write
             // timeout (tcp_stream's own timer does not cover a bare wait).
-            queue_timer_.expires_after(context_.config.limits.write_timeout);
+            queue_timer_.expires_after(limits().write_timeout);
             queue_timer_.async_wait([self = shared_from_this()](beast::error_code timer_ec) {
                 if (!timer_ec) {
                     beast::error_code ignored;
@@ -936,7 +940,7 @@ void http_session::pump_file_tls() {
     }
     file_offset_ += static_cast<std::uint64_t>(n);
     file_remaining_ -= static_cast<std::uint64_t>(n);
-    stream_.expires_after(context_.config.limits.write_timeout);
+    stream_.expires_after(limits().write_timeout);
     net::async_write(stream_, net::buffer(file_chunk_.data(), static_cast<std::size_t>(n)),
                      [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
                          self->response_bytes_ += bytes;
@@ -955,8 +959,9 @@ void http_session::dispatch_php(route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
     auto exchange =
-        std::make_shared<php_exchange>(shared_from_this(), context_, is_head, keep_alive_,
-                                       site_->headers, site_->encode ? &*site_->encode : nullptr,
+        std::make_shared<php_exchange>(shared_from_this(), context_, snapshot_, is_head,
+                                       keep_alive_, site_->headers,
+                                       site_->encode ? &*site_->encode : nullptr,
                                        site_->x_sendfile ? &*site_->x_sendfile : nullptr);
     sapi::request& out = exchange->request;
     out.id = request_id_;
@@ -1026,7 +1031,7 @@ void http_session::dispatch_php(route& r) {
         case worker::submit_result::queued:
             // The deadline names its request: a timer of an earlier request on this
             // connection that fires late finds another one being answered and does nothing.
-            queue_timer_.expires_after(context_.config.max_wait_time);
+            queue_timer_.expires_after(snapshot_->config.max_wait_time);
             queue_timer_.async_wait([self = shared_from_this(), id = request_id_](
                                         beast::error_code ec) { self->on_queue_timeout(ec, id); });
             watch_for_disconnect(direct);
@@ -1050,7 +1055,7 @@ void http_session::on_queue_timeout(beast::error_code ec, std::uint64_t request_
         log()->warn(
             "[req {}] waited {} ms for a PHP thread; answered 503. Raise --threads or "
             "max_wait_time if this persists",
-            request_id_, context_.config.max_wait_time.count());
+            request_id_, snapshot_->config.max_wait_time.count());
         context_.metrics.record_rejection(rejection::timeout);
         drop_exchange();
         ++watch_generation_;
@@ -1063,7 +1068,7 @@ void http_session::watch_for_disconnect(bool direct) {
     watching_direct_ = direct;
     arm_disconnect_watch();
     if (direct && !idle_timer_armed_) {
-        arm_idle_timer(context_.config.limits.idle_timeout);
+        arm_idle_timer(limits().idle_timeout);
     }
 }
 
@@ -1145,7 +1150,7 @@ void http_session::on_direct_idle(beast::error_code ec) {
         // watch of one arms the timer again.
         return;
     }
-    auto wait = context_.config.limits.idle_timeout;
+    auto wait = limits().idle_timeout;
     if (const auto completed = exchange_->direct_completion()) {
         const auto idle = std::chrono::steady_clock::now() - *completed;
         if (idle >= wait) {
@@ -1321,7 +1326,7 @@ void http_session::do_write() {
         arm_rate_check();
         // One write_some at a time, each allowed write_timeout to make progress (nginx's
         // send_timeout), rather than one deadline for a whole piece whatever its size.
-        stream_.expires_after(context_.config.limits.write_timeout);
+        stream_.expires_after(limits().write_timeout);
         stream_.async_write_some(
             net::buffer(item.bytes.data() + out_written_, item.bytes.size() - out_written_),
             beast::bind_front_handler(&http_session::on_write, shared_from_this()));
@@ -1369,14 +1374,14 @@ void http_session::on_write(beast::error_code ec, std::size_t bytes) {
 }
 
 void http_session::arm_rate_check() {
-    const std::size_t rate = context_.config.limits.min_write_rate;
+    const std::size_t rate = limits().min_write_rate;
     if (rate_timer_armed_ || rate == 0) {
         return;
     }
     rate_timer_armed_ = true;
     rate_bytes_ = 0;
     rate_busy_ = {};
-    rate_timer_.expires_after(context_.config.limits.write_timeout);
+    rate_timer_.expires_after(limits().write_timeout);
     rate_timer_.async_wait(
         [self = shared_from_this()](beast::error_code ec) { self->on_rate_check(ec); });
 }
@@ -1392,13 +1397,13 @@ void http_session::on_rate_check(beast::error_code ec) {
         busy += now - write_started_;
         write_started_ = now;  // the rest of this write counts in the next window
     }
-    const auto window = context_.config.limits.write_timeout;
+    const auto window = limits().write_timeout;
     const double seconds = std::chrono::duration<double>(busy).count();
     // Judged only when the client held the response up for half the window at least: a
     // client that takes whatever is written is never too slow, however slowly PHP writes.
     if (busy * 2 >= window &&
         static_cast<double>(rate_bytes_) <
-            static_cast<double>(context_.config.limits.min_write_rate) * seconds) {
+            static_cast<double>(limits().min_write_rate) * seconds) {
         log()->debug("[req {}] {}:{} took {} bytes in {:.1f} s, below min_write_rate; closing",
                      request_id_, remote_addr_, remote_port_, rate_bytes_, seconds);
         context_.metrics.record_slow_client();

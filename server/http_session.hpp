@@ -19,6 +19,7 @@
 
 #include "server/http_context.hpp"
 #include "server/proxy_header.hpp"
+#include "server/server_snapshot.hpp"
 #include "server/router.hpp"
 #include "server/session_stream.hpp"
 
@@ -54,11 +55,11 @@ struct file_handoff;
 /// judged, however slowly PHP produces the response.
 class http_session : public std::enable_shared_from_this<http_session> {
   public:
-    /// `sites` are those listening where the connection arrived; the listener owns them.
-    /// `tls`: the listener's certificates when it speaks HTTPS, else null.
+    /// `address` is where the connection arrived: each request answers with the sites the
+    /// configuration current when it starts lists there. `tls`: the listener's certificates
+    /// when it speaks HTTPS, else null.
     http_session(boost::asio::ip::tcp::socket&& socket, http_context& context,
-                 const std::vector<const site_context*>& sites,
-                 std::shared_ptr<const tls_certificates> tls);
+                 config::listen_address address, std::shared_ptr<const tls_certificates> tls);
     ~http_session();
 
     /// Starts reading the first request.
@@ -186,7 +187,11 @@ class http_session : public std::enable_shared_from_this<http_session> {
     bool plain_on_tls_port_ = false;  ///< a plain HTTP request arrived on a TLS listener
     std::string_view tls_protocol_;   ///< after the handshake: OpenSSL's static names
     std::string_view tls_cipher_;
-    const std::vector<const site_context*>& sites_;
+    const config::listen_address address_;
+    /// The configuration of the current request (taken as its header is read), or of the
+    /// connection before its first request; site_ and router_ point into it.
+    std::shared_ptr<const server_snapshot> snapshot_;
+    const config::http_limits& limits() const noexcept { return snapshot_->config.limits; }
     const site_context* site_ = nullptr;  ///< the site answering the current request
     /// The site's root or the path root that resolves the current request (DOCUMENT_ROOT).
     const router_options* router_ = nullptr;

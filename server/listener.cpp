@@ -1,5 +1,7 @@
 #include "server/listener.hpp"
 
+#include <future>
+
 #include <unistd.h>
 
 #include <boost/asio/strand.hpp>
@@ -37,28 +39,27 @@ void open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint,
 }
 
 listener::listener(io_threads& io, const tcp::endpoint& endpoint, http_context& context,
-                   std::vector<const site_context*> sites,
-                   std::shared_ptr<tls_certificate_store> tls)
+                   config::listen_address address, std::shared_ptr<tls_certificate_store> tls)
     : io_(io),
       acceptor_(net::make_strand(io.main())),
       pause_timer_(acceptor_.get_executor()),
       context_(context),
-      sites_(std::move(sites)),
+      address_(std::move(address)),
       tls_(std::move(tls)) {
     open_acceptor(acceptor_, endpoint, "cannot listen on ");
 }
 
-listener::listener(io_threads& io, const std::string& unix_path, int unix_mode,
-                   http_context& context, std::vector<const site_context*> sites)
+listener::listener(io_threads& io, http_context& context, config::listen_address address)
     : io_(io),
       acceptor_(net::make_strand(io.main())),
       pause_timer_(acceptor_.get_executor()),
       context_(context),
-      sites_(std::move(sites)) {
+      address_(std::move(address)) {
+    const std::string& unix_path = address_.unix_path;
     // The Unix socket goes into a TCP acceptor: accepting and every stream operation after it
     // are the same calls on any stream socket, so sessions, direct writes from PHP threads and
     // sendfile stay one code path. Only addresses differ; http_session reads the family.
-    unix_listening_socket socket = open_unix_listener(unix_path, unix_mode);
+    unix_listening_socket socket = open_unix_listener(unix_path, address_.unix_mode);
     boost::system::error_code ec;
     acceptor_.assign(tcp::v4(), socket.fd, ec);
     if (ec) {
@@ -106,12 +107,27 @@ void listener::stop() {
     });
 }
 
+void listener::stop_and_wait() {
+    std::promise<void> closed;
+    std::future<void> done = closed.get_future();
+    net::post(acceptor_.get_executor(), [self = shared_from_this(), &closed] {
+        boost::system::error_code ec;
+        self->pause_timer_.cancel();
+        self->acceptor_.close(ec);
+        if (self->unix_socket_) {
+            remove_unix_socket(*self->unix_socket_);
+        }
+        closed.set_value();
+    });
+    done.wait();
+}
+
 void listener::do_accept() {
     if (!acceptor_.is_open()) {
         return;
     }
     if (context_.connections.load(std::memory_order_relaxed) >=
-        context_.config.limits.max_connections) {
+        context_.snapshot()->config.limits.max_connections) {
         // At the limit: leave new clients in the kernel backlog and look again shortly.
         pause_timer_.expires_after(std::chrono::milliseconds(20));
         pause_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
@@ -143,7 +159,7 @@ void listener::on_accept(boost::beast::error_code ec, tcp::socket socket) {
         return;
     }
     // A TLS connection keeps the certificates current now, whatever a reload does later.
-    std::make_shared<http_session>(std::move(socket), context_, sites_,
+    std::make_shared<http_session>(std::move(socket), context_, address_,
                                    tls_ ? tls_->current() : nullptr)
         ->start();
     do_accept();

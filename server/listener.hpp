@@ -28,16 +28,19 @@ void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor,
 /// Runs on the I/O threads; constructed and stopped by the control thread.
 class listener : public std::enable_shared_from_this<listener> {
   public:
-    /// Binds and listens at once, so a port in use fails start-up before anything is served.
-    /// Throws std::system_error naming the address. `sites` are the sites listening here;
-    /// `tls` their certificates when the address speaks HTTPS, else null.
+    /// Binds and listens at once, so a port in use fails start-up (or a reload) before
+    /// anything is served. Throws std::system_error naming the address. `address` is the
+    /// configured address (its sites are looked up in the current snapshot per request);
+    /// `tls` its certificates when it speaks HTTPS, else null.
     listener(io_threads& io, const boost::asio::ip::tcp::endpoint& endpoint, http_context& context,
-             std::vector<const site_context*> sites, std::shared_ptr<tls_certificate_store> tls);
+             config::listen_address address, std::shared_ptr<tls_certificate_store> tls);
 
-    /// The same on a Unix domain socket at `unix_path` (open_unix_listener() in
+    /// The same on a Unix domain socket (address.unix_path, open_unix_listener() in
     /// unix_socket.hpp), plain HTTP; stop() removes the socket file.
-    listener(io_threads& io, const std::string& unix_path, int unix_mode, http_context& context,
-             std::vector<const site_context*> sites);
+    listener(io_threads& io, http_context& context, config::listen_address address);
+
+    /// The configured address it serves.
+    const config::listen_address& address() const noexcept { return address_; }
 
     ~listener();
     listener(const listener&) = delete;
@@ -58,6 +61,10 @@ class listener : public std::enable_shared_from_this<listener> {
     /// Closes the socket; no new connections (any thread, posted to the listener's strand).
     void stop();
 
+    /// stop(), and returns once the socket is closed (a thread that is not an I/O thread:
+    /// the port is free again when it returns).
+    void stop_and_wait();
+
   private:
     void do_accept();
     void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
@@ -66,8 +73,7 @@ class listener : public std::enable_shared_from_this<listener> {
     boost::asio::ip::tcp::acceptor acceptor_;
     boost::asio::steady_timer pause_timer_;
     http_context& context_;
-    /// Outlives every session it starts: the server destroys listeners after the I/O threads.
-    const std::vector<const site_context*> sites_;
+    const config::listen_address address_;
     const std::shared_ptr<tls_certificate_store> tls_;
     std::optional<unix_listening_socket> unix_socket_;  ///< a Unix socket listener's file
 };

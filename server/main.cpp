@@ -6,7 +6,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <functional>
 #include <iostream>
 #include <system_error>
 #include <thread>
@@ -26,14 +31,15 @@
 #include "sapi/php_cli.hpp"
 #include "sapi/structured_log.hpp"
 #include "server/access_log.hpp"
-#include "server/cgroup_limits.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
+#include "server/cgroup_limits.hpp"
 #include "server/memory_allocator.hpp"
+#include "server/reload_client.hpp"
+#include "server/snapshot_builder.hpp"
 #include "server/systemd_notifier.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
-#include "worker/worker_runtime.hpp"
 
 namespace {
 
@@ -68,29 +74,6 @@ class json_message_flag : public spdlog::custom_flag_formatter {
 // hard_timeout after max_execution_time is 2 s.
 constexpr std::chrono::milliseconds interrupted_thread_limit{5'000};
 
-// The routers of a site's `root /path/* DIR` lines: the site's options with another root, the
-// longest pattern first (the most specific wins, as in Caddy). A symlink under any of the site's
-// roots may lead into the others.
-std::vector<server::path_router> path_routers(const config::site_config& site,
-                                              const server::router_options& site_router) {
-    std::vector<server::path_router> routers;
-    for (const config::path_root& entry : site.path_roots) {
-        server::path_router router{entry.match, site_router};
-        router.options.root = entry.root;
-        router.options.document_root.clear();
-        router.options.other_roots.push_back(site.root);
-        for (const config::path_root& other : site.path_roots) {
-            if (other.root != entry.root) {
-                router.options.other_roots.push_back(other.root);
-            }
-        }
-        routers.push_back(std::move(router));
-    }
-    std::stable_sort(routers.begin(), routers.end(),
-                     [](const auto& a, const auto& b) { return a.match.size() > b.match.size(); });
-    return routers;
-}
-
 // "console" lines for people, "json" lines for log collectors.
 std::unique_ptr<spdlog::formatter> log_formatter(const std::string& format) {
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
@@ -120,7 +103,8 @@ void setup_logging(const std::string& level, const std::string& format) {
 
 // The access logger of a site whose `log` names an output of its own (server::log_access
 // finds it by the site's name); the default, stderr in the server's format, needs none.
-// Control thread, before anything is served. Throws when the file cannot be opened.
+// Control thread before anything is served, then the reload thread. Throws when the file
+// cannot be opened.
 void add_access_logger(const std::string& site_name, const config::access_log_output& output) {
     using destination = config::access_log_output::destination;
     if (output.to == destination::standard_error && output.format == "console") {
@@ -139,6 +123,8 @@ void add_access_logger(const std::string& site_name, const config::access_log_ou
     } else {
         sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(output.file);
     }
+    // A reload opens the site's log again (its output may have changed).
+    spdlog::drop(server::access_logger_name(site_name));
     auto logger = std::make_shared<spdlog::logger>(server::access_logger_name(site_name), sink);
     logger->set_formatter(log_formatter(output.format));
     logger->set_level(spdlog::level::info);
@@ -146,84 +132,11 @@ void add_access_logger(const std::string& site_name, const config::access_log_ou
     spdlog::register_logger(logger);
 }
 
-// The pool group layout and each site's routing, from a resolved configuration: group 0 runs
-// classic scripts, then one group per worker (global workers first).
-struct assembly {
-    worker::classic_runtime classic;
-    std::vector<std::unique_ptr<worker::worker_runtime>> worker_runtimes;
-    worker::pool_options pool_options;
-    std::vector<server::site_context> sites;
-
-    assembly(sapi::engine& engine, const config::server_config& config)
-        : classic(engine, {config.max_requests, config.max_memory}) {
-        std::size_t worker_threads = 0;
-        pool_options.max_queue = config.max_queue;
-        pool_options.groups.push_back({"classic", 0, &classic});
-        auto add_worker = [&](const config::worker_config& w, const std::string& root,
-                              std::vector<std::vector<std::pair<std::string, std::string>>> env) {
-            env.push_back(w.env);
-            const std::string script_name = config::script_name_under(w.file, root);
-            sapi::worker_script script{w.name, w.file, root, script_name,
-                                       engine.add_environment(env)};
-            worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
-                engine, std::move(script),
-                worker::worker_policy{{w.max_requests, w.max_memory}, w.max_consecutive_failures}));
-            pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
-            worker_threads += w.num;
-            // A request `match`ed to a worker outside the root has no URL path of its own:
-            // SCRIPT_NAME, PHP_SELF and DOCUMENT_URI are empty, as FrankenPHP leaves them.
-            return server::worker_route{
-                w.file, config::is_under_root(w.file, root) ? script_name : std::string(), w.match,
-                pool_options.groups.size() - 1};
-        };
-        // Global workers boot in the first site's root, as FrankenPHP's do in Caddy's.
-        std::vector<server::worker_route> global_routes;
-        for (const config::worker_config& w : config.workers) {
-            global_routes.push_back(add_worker(w, config.sites.front().root, {}));
-        }
-        for (const config::site_config& site : config.sites) {
-            server::site_context context;
-            context.name =
-                site.hosts.empty() ? config::to_string(site.listen.front()) : site.hosts.front();
-            context.hosts = site.hosts;
-            context.router = {site.root,      site.index, site.file_server,    site.php,
-                              site.try_files, site.split, site.follow_symlinks};
-            if (site.document_root != site.root) {
-                context.router.document_root = site.document_root;
-            }
-            context.path_routers = path_routers(site, context.router);
-            for (const server::path_router& router : context.path_routers) {
-                context.router.other_roots.push_back(router.options.root);
-            }
-            for (const config::worker_config& w : site.workers) {
-                context.workers.push_back(add_worker(w, site.root, {site.env}));
-            }
-            context.workers.insert(context.workers.end(), global_routes.begin(),
-                                   global_routes.end());
-            for (const server::worker_route& route : context.workers) {
-                context.has_match = context.has_match || !route.match.empty();
-                server::add_resident(context.router, route.file);
-                for (server::path_router& router : context.path_routers) {
-                    server::add_resident(router.options, route.file);
-                }
-            }
-            context.headers = site.headers;
-            context.responds = site.responds;
-            context.respond_after_php = site.respond_after_php;
-            context.x_sendfile = site.x_sendfile;
-            context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
-            context.access_log = site.access_log;
-            if (site.access_log) {
-                add_access_logger(context.name, site.access_log_to);
-            }
-            if (site.encode) {
-                context.encode.emplace(*site.encode);
-            }
-            sites.push_back(std::move(context));
-        }
-        pool_options.groups.front().num_threads = config.num_threads - worker_threads;
-    }
-};
+// Slots for `num_threads` PHP threads: twice as many (and a few more), so that a new
+// generation of every worker can boot while its old one still serves.
+std::size_t slot_capacity(std::size_t num_threads) {
+    return 2 * num_threads + 16;
+}
 
 // The CPUs that thread defaults derive from: the cgroup's CPU quota (a container, CPUQuota=)
 // caps the machine's count.
@@ -231,13 +144,12 @@ std::size_t default_cpus(const server::cgroup_limits& limits) {
     return server::available_cpus(std::thread::hardware_concurrency(), limits);
 }
 
-int serve(config::server_config& config) {
+int serve(config::server_config& config, const config::command_line& command,
+          nlohmann::json document) {
+    const config::server_config source = config;
     const server::cgroup_limits limits = server::current_cgroup_limits();
     const std::size_t cpus = default_cpus(limits);
     config::resolve_config(config, cpus);
-    if (config.io_threads == 0) {
-        config.io_threads = std::max<std::size_t>(1, cpus / 2);
-    }
 
     // SIGPIPE would kill the process when PHP writes to a closed pipe or socket (fsockopen).
     std::signal(SIGPIPE, SIG_IGN);
@@ -246,16 +158,58 @@ int serve(config::server_config& config) {
     std::signal(SIGXFSZ, SIG_IGN);
     // Before the engine imports the environment: scripts never see NOTIFY_SOCKET.
     const server::systemd_notifier notifier = server::systemd_notifier::from_environment();
+    const std::size_t capacity = slot_capacity(config.num_threads);
     sapi::engine engine(
-        sapi::engine_options{config.num_threads, config.php_ini_file, config.php_ini, config.env});
+        sapi::engine_options{capacity, config.php_ini_file, config.php_ini, config.env});
     if (auto warning = server::memory_warning(config.num_threads, engine.memory_limit(), limits)) {
         spdlog::get("server")->warn("{}", *warning);
     }
-    assembly parts(engine, config);
-    const std::size_t classic_threads = parts.pool_options.groups.front().num_threads;
-    worker::pool pool(std::move(parts.pool_options));
+    // Group 0 runs classic scripts, then one group per worker (global workers first).
+    worker::pool_options pool_options;
+    pool_options.max_queue = config.max_queue;
+    pool_options.capacity = capacity;
+    pool_options.groups.push_back(
+        {"classic", 0, std::make_shared<worker::classic_runtime>(
+                        engine, worker::recycle_policy{config.max_requests, config.max_memory})});
+    const server::snapshot_factory factory =
+        [&engine, env = config.env](const config::server_config& c,
+                                    const std::vector<server::worker_generation>& running,
+                                    const std::function<std::size_t(worker::group_options)>& add) {
+            return server::build_snapshot(engine, c, running,
+                                          server::snapshot_hooks{add, add_access_logger, env});
+        };
+    server::built_snapshot first =
+        factory(config, {}, [&pool_options](worker::group_options options) {
+            pool_options.groups.push_back(std::move(options));
+            return pool_options.groups.size() - 1;
+        });
+    first.snapshot->source = source;
+    first.snapshot->document = std::move(document);
+    std::size_t worker_threads = 0;
+    for (std::size_t group = 1; group < pool_options.groups.size(); ++group) {
+        worker_threads += pool_options.groups[group].num_threads;
+    }
+    pool_options.groups.front().num_threads = config.num_threads - worker_threads;
+    const std::size_t classic_threads = pool_options.groups.front().num_threads;
+    worker::pool pool(std::move(pool_options));
+    // SIGHUP reads the file the server was started with again; a server started from flags
+    // has no file and applies its own configuration again (roots resolved anew).
+    server::config_source reread = [command, source]() {
+        if (command.kind != config::command_kind::run) {
+            return std::pair<config::server_config, nlohmann::json>{source, nullptr};
+        }
+        config::loaded_config loaded =
+            config::load_config_file(command.config_file, command.adapter);
+        for (const std::string& warning : loaded.warnings) {
+            spdlog::get("config")->warn("{}", warning);
+        }
+        config::server_config next =
+            config::config_from_json(loaded.document, command.config_file, loaded.sources);
+        return std::pair<config::server_config, nlohmann::json>{std::move(next),
+                                                                std::move(loaded.document)};
+    };
     // Binds every address now: a port in use fails here, before anything is served.
-    server::http_server server(config, std::move(parts.sites), pool, notifier);
+    server::http_server server(first.snapshot, pool, std::move(reread), factory, notifier);
     // The admin endpoint answers while the PHP threads boot (readyz says 503 meanwhile).
     server.start();
     if (!pool.start()) {
@@ -284,6 +238,50 @@ int serve(config::server_config& config) {
     return 0;
 }
 
+// `spindle reload`: the file is checked here first, as far as it can be without the server's
+// machine view (syntax and values: exit 2 with file:line), then sent to the running server's
+// POST /load, which resolves roots and worker files in its own working directory, as it did
+// at start, and answers when it applied or refused it (refused as invalid: exit 2 too).
+int send_reload(const config::command_line& command) {
+    std::ifstream in(command.config_file, std::ios::binary);
+    if (!in) {
+        throw config::config_error(std::string("cannot read: ") + std::strerror(errno),
+                                   command.config_file, 0);
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    const config::loaded_config loaded =
+        config::load_config_text(text.str(), command.config_file, command.adapter);
+    for (const std::string& warning : loaded.warnings) {
+        std::fprintf(stderr, "spindle: warning: %s\n", warning.c_str());
+    }
+    const config::server_config checked =
+        config::config_from_json(loaded.document, command.config_file, loaded.sources);
+    const std::optional<config::listen_address> admin =
+        command.admin_address ? command.admin_address : checked.admin;
+    if (!admin) {
+        throw config::located_error(checked.admin_origin,
+                                    "admin is off: give reload the running server's admin "
+                                    "endpoint with --address");
+    }
+    // A worker's new generation may take a while to boot; the server gives up after 60 s.
+    const std::string path = std::filesystem::absolute(command.config_file).string();
+    const server::admin_answer answer =
+        server::post_load(*admin, path, text.str(), command.adapter, 90);
+    if (answer.status == 200) {
+        std::cout << answer.body;
+        return 0;
+    }
+    std::string error = answer.body;
+    try {
+        error = nlohmann::json::parse(answer.body).at("error").get<std::string>();
+    } catch (const std::exception&) {
+        // Not the JSON answer of POST /load (another program on that port): shown as it is.
+    }
+    std::fprintf(stderr, "spindle: not applied: %s\n", error.c_str());
+    return answer.status == 400 ? 2 : 1;
+}
+
 }  // namespace
 
 // What run, adapt and validate share: the file turned into a checked model. Warnings (settings
@@ -301,6 +299,7 @@ config::server_config load(const config::command_line& command, bool print_warni
 
 int main(int argc, char** argv) {
     config::command_line command;
+    nlohmann::json document;  // run: the configuration as JSON (GET /config)
     try {
         command = config::parse_command_line(argc, argv);
         switch (command.kind) {
@@ -341,7 +340,18 @@ int main(int argc, char** argv) {
             }
             // PHP's own command line: it owns the process and its exit status is the script's.
             case config::command_kind::php_cli: return sapi::run_php_cli(command.php_cli, argv[0]);
-            case config::command_kind::run: command.config = load(command, true); break;
+            case config::command_kind::reload: return send_reload(command);
+            case config::command_kind::run: {
+                config::loaded_config loaded =
+                    config::load_config_file(command.config_file, command.adapter);
+                for (const std::string& warning : loaded.warnings) {
+                    std::fprintf(stderr, "spindle: warning: %s\n", warning.c_str());
+                }
+                command.config =
+                    config::config_from_json(loaded.document, command.config_file, loaded.sources);
+                document = std::move(loaded.document);
+                break;
+            }
             case config::command_kind::php_server: break;
         }
     } catch (const config::config_error& e) {
@@ -353,7 +363,7 @@ int main(int argc, char** argv) {
     }
     setup_logging(command.config.log_level, command.config.log_format);
     try {
-        return serve(command.config);
+        return serve(command.config, command, std::move(document));
     } catch (const config::config_error& e) {
         spdlog::get("config")->error("{}", e.what());
         return 2;

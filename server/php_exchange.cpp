@@ -54,12 +54,14 @@ void append_hex(std::string& out, std::uint64_t n) {
 }  // namespace
 
 php_exchange::php_exchange(std::shared_ptr<http_session> session, http_context& context,
-                           bool is_head, bool client_keep_alive,
+                           std::shared_ptr<const server_snapshot> snapshot, bool is_head,
+                           bool client_keep_alive,
                            const std::vector<config::header_rule>& header_rules,
                            const encode::encode_policy* encode,
                            const config::x_sendfile_config* x_sendfile)
     : session_(std::move(session)),
       context_(context),
+      snapshot_(std::move(snapshot)),
       is_head_(is_head),
       header_rules_(header_rules),
       encode_(encode),
@@ -582,7 +584,7 @@ bool php_exchange::post(std::string bytes, bool last, std::uint64_t sent_directl
 }
 
 php_exchange::placement php_exchange::place(std::size_t size) {
-    const config::http_limits& limits = context_.config.limits;
+    const config::http_limits& limits = snapshot_->config.limits;
     std::unique_lock lock(mutex_);
     for (;;) {
         if (is_aborted()) {

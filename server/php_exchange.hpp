@@ -16,6 +16,7 @@
 #include "encode/encode_policy.hpp"
 #include "sapi/request.hpp"
 #include "server/body_store.hpp"
+#include "server/server_snapshot.hpp"
 #include "server/spill_file.hpp"
 #include "server/x_sendfile.hpp"
 
@@ -85,8 +86,10 @@ class php_exchange final : public sapi::output_sink {
 
     /// `header_rules` are the site's `header` rules, applied to the response head; `encode` is
     /// the site's compression policy (nullptr: off); `x_sendfile` its hand-off directories
-    /// (nullptr: off). `context` and the site outlive the exchange.
-    php_exchange(std::shared_ptr<http_session> session, http_context& context, bool is_head,
+    /// (nullptr: off); all of them live in `snapshot`, the configuration the request started
+    /// with, which the exchange keeps. `context` outlives the exchange.
+    php_exchange(std::shared_ptr<http_session> session, http_context& context,
+                 std::shared_ptr<const server_snapshot> snapshot, bool is_head,
                  bool client_keep_alive, const std::vector<config::header_rule>& header_rules,
                  const encode::encode_policy* encode, const config::x_sendfile_config* x_sendfile);
     ~php_exchange() override;
@@ -178,6 +181,7 @@ class php_exchange final : public sapi::output_sink {
 
     std::shared_ptr<http_session> session_;
     http_context& context_;
+    const std::shared_ptr<const server_snapshot> snapshot_;  ///< the request's configuration
     const bool is_head_;
     const std::vector<config::header_rule>& header_rules_;
     const encode::encode_policy* encode_;

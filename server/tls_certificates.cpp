@@ -274,15 +274,33 @@ std::shared_ptr<const tls_certificates> tls_certificate_store::current() const {
 }
 
 std::optional<std::string> tls_certificate_store::reload() {
+    std::vector<tls_site_certificate> sites;
+    {
+        const std::lock_guard lock(mutex_);
+        sites = sites_;
+    }
     std::shared_ptr<const tls_certificates> fresh;
     try {
-        fresh = std::make_shared<const tls_certificates>(sites_, challenges_);
+        fresh = std::make_shared<const tls_certificates>(sites, challenges_);
     } catch (const config::config_error& e) {
         return e.what();
     }
     const std::lock_guard lock(mutex_);
     current_ = std::move(fresh);
     return std::nullopt;
+}
+
+void tls_certificate_store::replace_with(const tls_certificate_store& fresh) {
+    std::vector<tls_site_certificate> sites;
+    std::shared_ptr<const tls_certificates> certificates;
+    {
+        const std::lock_guard lock(fresh.mutex_);
+        sites = fresh.sites_;
+        certificates = fresh.current_;
+    }
+    const std::lock_guard lock(mutex_);
+    sites_ = std::move(sites);
+    current_ = std::move(certificates);
 }
 
 }  // namespace spindle::server

@@ -88,8 +88,12 @@ class tls_certificate_store {
     /// returned; on failure the old set stays and the reason is returned (control strand).
     std::optional<std::string> reload();
 
+    /// Takes `fresh`'s sites and certificates (a configuration reload that keeps this address:
+    /// its listener and socket stay, new handshakes use the new certificates). Reload thread.
+    void replace_with(const tls_certificate_store& fresh);
+
   private:
-    const std::vector<tls_site_certificate> sites_;
+    std::vector<tls_site_certificate> sites_;  ///< mutex_
     const acme::challenge_store* challenges_;
     mutable std::mutex mutex_;
     std::shared_ptr<const tls_certificates> current_;  ///< mutex_

@@ -32,36 +32,84 @@ void run_as_batch_thread(std::size_t index) {
 
 }  // namespace
 
-pool::pool(pool_options options) : max_queue_(options.max_queue) {
-    for (auto& g : options.groups) {
-        std::size_t group_index = groups_.size();
-        for (std::size_t i = 0; i < g.num_threads; ++i) {
-            slot_group_.push_back(group_index);
-            slots_.push_back(std::make_unique<slot>(slots_.size()));
-        }
-        groups_.push_back(std::make_unique<group>(std::move(g)));
-        groups_.back()->idle.reserve(groups_.back()->options.num_threads);
+std::string_view to_string(group_state state) noexcept {
+    switch (state) {
+        case group_state::booting: return "booting";
+        case group_state::serving: return "serving";
+        case group_state::retiring: return "retiring";
+        case group_state::failed: return "failed";
     }
+    return "unknown";
+}
+
+bool is_group_transition_allowed(group_state from, group_state to) noexcept {
+    using enum group_state;
+    switch (from) {
+        case booting: return to == serving || to == failed;
+        case serving: return to == retiring;
+        // A failed generation is retired too once its successor is known (or none is).
+        case failed: return to == retiring;
+        case retiring: return false;
+    }
+    return false;
+}
+
+pool::pool(pool_options options) : max_queue_(options.max_queue), groups_(max_groups) {
+    std::size_t threads = 0;
+    for (const group_options& g : options.groups) {
+        threads += g.num_threads;
+    }
+    const std::size_t capacity = std::max(options.capacity, threads);
+    slot_group_ = std::make_unique<std::atomic<std::size_t>[]>(capacity);
+    for (std::size_t i = 0; i < capacity; ++i) {
+        slots_.push_back(std::make_unique<slot>(i));
+        slot_group_[i].store(no_group, std::memory_order_relaxed);
+    }
+    std::size_t next_slot = 0;
+    for (auto& g : options.groups) {
+        const std::size_t group_index = group_count_.load(std::memory_order_relaxed);
+        for (std::size_t i = 0; i < g.num_threads; ++i) {
+            slot_group_[next_slot++].store(group_index, std::memory_order_relaxed);
+        }
+        groups_[group_index] = std::make_unique<group>(std::move(g));
+        groups_[group_index]->idle.reserve(groups_[group_index]->options.num_threads);
+        group_count_.store(group_index + 1, std::memory_order_release);
+    }
+    initial_slots_ = next_slot;
 }
 
 pool::~pool() {
     stop();
 }
 
+void pool::set_group_state(group& g, group_state to) {
+    if (!is_group_transition_allowed(g.state, to)) {
+        spdlog::get("worker")->error("group {}: refused state change {} -> {}", g.options.name,
+                                     to_string(g.state), to_string(to));
+        return;
+    }
+    g.state = to;
+}
+
+void pool::start_thread(std::size_t index) {
+    slot& s = *slots_[index];
+    s.transition(slot_state::booting);
+    s.thread_ = std::thread([this, index] { run_slot(index); });
+}
+
 bool pool::start() {
-    for (auto& s : slots_) {
-        s->transition(slot_state::booting);
-        s->thread_ = std::thread([this, index = s->index()] { run_slot(index); });
+    for (std::size_t i = 0; i < initial_slots_; ++i) {
+        start_thread(i);
     }
     std::string error;
     bool cancelled = false;
     {
         std::unique_lock lock(boot_mutex_);
         boot_cv_.wait(lock, [this] {
-            return booted_ == slots_.size() || !startup_error_.empty() || start_cancelled_;
+            return booted_ == initial_slots_ || !startup_error_.empty() || start_cancelled_;
         });
         error = startup_error_;
-        cancelled = error.empty() && start_cancelled_ && booted_ != slots_.size();
+        cancelled = error.empty() && start_cancelled_ && booted_ != initial_slots_;
         started_ = error.empty() && !cancelled;
     }
     if (!error.empty() || cancelled) {
@@ -71,8 +119,166 @@ bool pool::start() {
         }
         throw std::runtime_error(error);
     }
-    spdlog::get("worker")->info("{} PHP threads ready", slots_.size());
+    for (std::size_t i = 0; i < group_count(); ++i) {
+        std::lock_guard lock(group_at(i).mutex);
+        set_group_state(group_at(i), group_state::serving);
+    }
+    spdlog::get("worker")->info("{} PHP threads ready", initial_slots_);
     return true;
+}
+
+std::size_t pool::add_group(group_options options) {
+    reap();
+    // Held until the threads run: a stop() that begins meanwhile either comes first (and
+    // nothing starts) or sees the new group and joins its threads.
+    std::lock_guard stop_guard(boot_mutex_);
+    if (stopping_) {
+        throw std::runtime_error("the server is shutting down");
+    }
+    const std::size_t group_index = group_count_.load(std::memory_order_relaxed);
+    if (group_index == max_groups) {
+        throw std::runtime_error("this process has made " + std::to_string(max_groups) +
+                                 " worker generations; restart it to make more");
+    }
+    std::vector<std::size_t> spare;
+    for (const auto& s : slots_) {
+        if (s->state() == slot_state::reserved && spare.size() < options.num_threads) {
+            spare.push_back(s->index());
+        }
+    }
+    if (spare.size() < options.num_threads) {
+        throw std::runtime_error("worker " + options.name + " needs " +
+                                 std::to_string(options.num_threads) + " PHP threads, " +
+                                 std::to_string(spare.size()) +
+                                 " are spare while the old generations drain; restart the "
+                                 "server to apply it, or reload again once they ended");
+    }
+    groups_[group_index] = std::make_unique<group>(std::move(options));
+    groups_[group_index]->idle.reserve(spare.size());
+    for (std::size_t index : spare) {
+        slot_group_[index].store(group_index, std::memory_order_release);
+    }
+    group_count_.store(group_index + 1, std::memory_order_release);
+    for (std::size_t index : spare) {
+        start_thread(index);
+    }
+    return group_index;
+}
+
+std::optional<std::string> pool::wait_ready(std::size_t group_index,
+                                            std::chrono::milliseconds limit) {
+    group& g = group_at(group_index);
+    std::string error;
+    {
+        std::unique_lock lock(boot_mutex_);
+        const bool done = boot_cv_.wait_for(lock, limit, [&] {
+            return g.booted == g.options.num_threads || !g.boot_error.empty() || stopping_;
+        });
+        if (stopping_ && g.booted != g.options.num_threads) {
+            g.boot_error = "the server is shutting down";
+        } else if (!done) {
+            g.boot_error = "its threads did not all boot within " +
+                           std::to_string(limit.count() / 1000) + " s";
+        }
+        error = g.boot_error;
+    }
+    {
+        std::lock_guard lock(g.mutex);
+        if (error.empty()) {
+            set_group_state(g, group_state::serving);
+            return std::nullopt;
+        }
+        if (g.state == group_state::booting) {
+            set_group_state(g, group_state::failed);
+        }
+        g.stopping = true;
+    }
+    wake_group(group_index);
+    return error;
+}
+
+void pool::retire_group(std::size_t group_index, std::size_t successor) {
+    group& g = group_at(group_index);
+    std::deque<queued_job> moved;
+    {
+        std::lock_guard lock(g.mutex);
+        if (g.state == group_state::retiring) {
+            return;
+        }
+        set_group_state(g, group_state::retiring);
+        if (successor != no_group) {
+            g.successor = successor;
+            moved.swap(g.queue);
+        }
+    }
+    if (!moved.empty()) {
+        // Requests that waited for the old generation are served by the new one at once,
+        // rather than waiting out max_wait_time for threads that will never take them.
+        group& next = group_at(successor);
+        std::lock_guard lock(next.mutex);
+        for (queued_job& q : moved) {
+            next.queue.push_back(std::move(q));
+        }
+        dispatch_queued(next);
+    }
+    wake_group(group_index);
+}
+
+void pool::dispatch_queued(group& g) {
+    while (!g.idle.empty() && !g.queue.empty()) {
+        slot& s = *slots_[g.idle.back()];
+        g.idle.pop_back();
+        s.assigned_ = std::move(g.queue.front().request);
+        g.queue.pop_front();
+        s.transition(slot_state::busy);
+        ++g.busy;
+        s.wakeup_.post();
+    }
+}
+
+void pool::wake_group(std::size_t group_index) {
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        if (slot_group_[i].load(std::memory_order_acquire) == group_index) {
+            slots_[i]->wakeup_.post();
+        }
+    }
+}
+
+std::size_t pool::interrupt_busy(std::size_t group_index) {
+    group& g = group_at(group_index);
+    std::vector<std::size_t> busy;
+    for (std::size_t i = 0; i < slots_.size(); ++i) {
+        if (slot_group_[i].load(std::memory_order_acquire) == group_index &&
+            slots_[i]->state() == slot_state::busy) {
+            busy.push_back(i);
+        }
+    }
+    for (std::size_t index : busy) {
+        spdlog::get("worker")->warn(
+            "slot {}: worker {} still busy after the restart grace period; interrupting its "
+            "request",
+            index, g.options.name);
+        g.options.runtime->interrupt(index);
+    }
+    return busy.size();
+}
+
+std::size_t pool::reap() {
+    std::size_t in_use = 0;
+    for (auto& s : slots_) {
+        if (s->thread_.joinable() && s->thread_ended_.load(std::memory_order_acquire)) {
+            s->thread_.join();
+        }
+        if (s->state() == slot_state::done && !s->thread_.joinable()) {
+            // The slot is spare again: a new generation may take it.
+            s->transition(slot_state::reserved);
+            s->has_booted_ = false;
+            s->thread_ended_.store(false, std::memory_order_relaxed);
+            slot_group_[s->index()].store(no_group, std::memory_order_release);
+        }
+        in_use += s->state() == slot_state::reserved ? 0 : 1;
+    }
+    return in_use;
 }
 
 void pool::cancel_start() {
@@ -84,10 +290,15 @@ void pool::cancel_start() {
 }
 
 void pool::begin_stop() {
-    for (auto& g : groups_) {
-        std::lock_guard lock(g->mutex);
-        g->stopping = true;
+    for (std::size_t i = 0; i < group_count(); ++i) {
+        std::lock_guard lock(group_at(i).mutex);
+        group_at(i).stopping = true;
     }
+    {
+        std::lock_guard lock(boot_mutex_);
+        stopping_ = true;
+    }
+    boot_cv_.notify_all();
 }
 
 void pool::stop() {
@@ -109,7 +320,7 @@ bool pool::stop_within(std::chrono::milliseconds limit) {
         if (slots_[i]->state() == slot_state::busy) {
             spdlog::get("worker")->warn(
                 "slot {}: still running a request after the grace period; interrupting it", i);
-            groups_[slot_group_[i]]->options.runtime->interrupt(i);
+            group_at(group_of(i)).options.runtime->interrupt(i);
         }
     }
     // Polled: this runs once, at the very end, on the control thread.
@@ -137,43 +348,55 @@ bool pool::has_started() const {
 }
 
 submit_result pool::submit(std::size_t group_index, job request, std::uint64_t* ticket) {
-    group& g = *groups_[group_index];
     // Every path writes the ticket: one left from an earlier submission would name another
     // request's queue entry.
     *ticket = 0;
-    std::unique_lock lock(g.mutex);
-    if (g.stopping) {
-        return submit_result::rejected;
+    for (;;) {
+        group& g = group_at(group_index);
+        std::unique_lock lock(g.mutex);
+        if (g.state == group_state::retiring && g.successor != no_group) {
+            // A request routed by the configuration it started with, to a generation that was
+            // replaced since: its successor serves it.
+            group_index = g.successor;
+            continue;
+        }
+        if (g.stopping || g.state == group_state::retiring) {
+            return submit_result::rejected;
+        }
+        if (!g.idle.empty()) {
+            slot& s = *slots_[g.idle.back()];
+            g.idle.pop_back();
+            s.assigned_ = std::move(request);
+            s.transition(slot_state::busy);
+            ++g.busy;
+            lock.unlock();
+            s.wakeup_.post();
+            return submit_result::assigned;
+        }
+        if (g.queue.size() >= max_queue_) {
+            return submit_result::rejected;
+        }
+        *ticket = next_ticket_.fetch_add(1, std::memory_order_relaxed);
+        g.queue.push_back({*ticket, std::move(request)});
+        return submit_result::queued;
     }
-    if (!g.idle.empty()) {
-        slot& s = *slots_[g.idle.back()];
-        g.idle.pop_back();
-        s.assigned_ = std::move(request);
-        s.transition(slot_state::busy);
-        ++g.busy;
-        lock.unlock();
-        s.wakeup_.post();
-        return submit_result::assigned;
-    }
-    if (g.queue.size() >= max_queue_) {
-        return submit_result::rejected;
-    }
-    *ticket = g.next_ticket++;
-    g.queue.push_back({*ticket, std::move(request)});
-    return submit_result::queued;
 }
 
 bool pool::withdraw(std::size_t group_index, std::uint64_t ticket) {
-    group& g = *groups_[group_index];
-    std::lock_guard lock(g.mutex);
-    // Entries expire in arrival order, so the one asked for is almost always at the front.
-    auto it = std::find_if(g.queue.begin(), g.queue.end(),
-                           [ticket](const queued_job& q) { return q.ticket == ticket; });
-    if (it == g.queue.end()) {
-        return false;
+    // The entry may have moved to a successor generation since it was queued.
+    while (group_index != no_group) {
+        group& g = group_at(group_index);
+        std::lock_guard lock(g.mutex);
+        // Entries expire in arrival order, so the one asked for is almost always at the front.
+        auto it = std::find_if(g.queue.begin(), g.queue.end(),
+                               [ticket](const queued_job& q) { return q.ticket == ticket; });
+        if (it != g.queue.end()) {
+            g.queue.erase(it);
+            return true;
+        }
+        group_index = g.successor;
     }
-    g.queue.erase(it);
-    return true;
+    return false;
 }
 
 std::size_t pool::drop_abandoned() {
@@ -189,11 +412,14 @@ std::size_t pool::drop_abandoned() {
 
 pool_stats pool::stats() const {
     pool_stats total;
-    total.total = slots_.size();
-    for (const auto& g : groups_) {
-        std::lock_guard lock(g->mutex);
-        total.busy += g->busy;
-        total.queued += g->queue.size();
+    for (const auto& s : slots_) {
+        total.total += s->state() == slot_state::reserved ? 0 : 1;
+    }
+    for (std::size_t i = 0; i < group_count(); ++i) {
+        const group& g = group_at(i);
+        std::lock_guard lock(g.mutex);
+        total.busy += g.busy;
+        total.queued += g.queue.size();
     }
     return total;
 }
@@ -204,7 +430,9 @@ void pool::run_slot(std::size_t index) {
     // same index.
     pthread_setname_np(pthread_self(), ("spindle-php-" + std::to_string(index)).c_str());
     run_as_batch_thread(index);
-    groups_[slot_group_[index]]->options.runtime->run_thread(index, *this);
+    // The runtime is held here: a retired generation's runtime lives until its last thread.
+    const std::shared_ptr<slot_runtime> runtime = group_at(group_of(index)).options.runtime;
+    runtime->run_thread(index, *this);
     // Whatever the runtime left behind (restarting after a failed boot, booting after a
     // refused start), the thread is over.
     if (s.state() == slot_state::restarting || s.state() == slot_state::booting ||
@@ -214,10 +442,14 @@ void pool::run_slot(std::size_t index) {
     s.thread_ended_.store(true, std::memory_order_release);
 }
 
-void pool::mark_booted() {
+void pool::mark_booted(std::size_t index) {
+    group& g = group_at(group_of(index));
     {
         std::lock_guard lock(boot_mutex_);
-        ++booted_;
+        ++g.booted;
+        if (index < initial_slots_ && !started_) {
+            ++booted_;
+        }
     }
     boot_cv_.notify_all();
 }
@@ -236,23 +468,22 @@ job pool::next_job(std::size_t index) {
 
 job pool::take_job(std::size_t index) {
     slot& s = *slots_[index];
-    group& g = *groups_[slot_group_[index]];
+    group& g = group_at(group_of(index));
     std::unique_lock lock(g.mutex);
-    auto restart_requested = [&] { return s.generation_ != g.restart_generation; };
+    // A retired generation ends its threads once their request is done; its queue moved to
+    // its successor (or, with none, it serves what is queued first).
+    auto must_end = [&] { return g.stopping || g.state == group_state::retiring; };
     if (s.state() == slot_state::booting) {
         // The runtime finished setting the thread (or its worker script) up.
         s.transition(slot_state::ready);
         s.count_boot();
-        s.generation_ = g.restart_generation;
         if (!s.has_booted_) {
             s.has_booted_ = true;
-            mark_booted();
+            lock.unlock();
+            mark_booted(index);
+            lock.lock();
         }
     } else if (s.state() == slot_state::busy) {
-        if (restart_requested()) {
-            // The runtime ends its script now and calls restart(), which settles the count.
-            return nullptr;
-        }
         // Oldest waiting request first; the slot stays busy and warm. Not once the pool stops:
         // its clients could no longer get the answer.
         if (!g.stopping && !g.queue.empty()) {
@@ -263,7 +494,7 @@ job pool::take_job(std::size_t index) {
         --g.busy;
         s.transition(slot_state::ready);
     }
-    if (!restart_requested() && !g.stopping && !g.queue.empty()) {
+    if (!g.stopping && !g.queue.empty()) {
         // Requests queued while this slot was booting or restarting.
         job next = std::move(g.queue.front().request);
         g.queue.pop_front();
@@ -272,7 +503,7 @@ job pool::take_job(std::size_t index) {
         return next;
     }
     g.idle.push_back(index);
-    while (!s.assigned_ && !g.stopping && !restart_requested()) {
+    while (!s.assigned_ && !must_end()) {
         lock.unlock();
         s.wakeup_.wait();
         lock.lock();
@@ -280,75 +511,46 @@ job pool::take_job(std::size_t index) {
     if (s.assigned_) {
         return std::move(s.assigned_);
     }
-    // Stopping or restarting: the queue is empty whenever a slot is idle, so nothing is left
-    // behind; queued requests wait for the slots that boot again.
+    // Stopping or retired: the queue is empty whenever a slot is idle, so nothing is left
+    // behind.
     g.idle.erase(std::find(g.idle.begin(), g.idle.end(), index));
     s.transition(slot_state::draining);
     return nullptr;
 }
 
-bool pool::is_stopping(std::size_t index) const {
-    const group& g = *groups_[slot_group_[index]];
+bool pool::is_booting(std::size_t index) const {
+    const group& g = group_at(group_of(index));
     std::lock_guard lock(g.mutex);
-    return g.stopping;
-}
-
-void pool::restart_group(std::size_t group_index) {
-    group& g = *groups_[group_index];
-    {
-        std::lock_guard lock(g.mutex);
-        ++g.restart_generation;
-    }
-    for (std::size_t i = 0; i < slots_.size(); ++i) {
-        if (slot_group_[i] == group_index) {
-            slots_[i]->wakeup_.post();
-        }
-    }
-}
-
-std::size_t pool::interrupt_stale(std::size_t group_index) {
-    group& g = *groups_[group_index];
-    std::vector<std::size_t> stale;
-    {
-        std::lock_guard lock(g.mutex);
-        for (std::size_t i = 0; i < slots_.size(); ++i) {
-            if (slot_group_[i] == group_index && slots_[i]->state() == slot_state::busy &&
-                slots_[i]->generation_ != g.restart_generation) {
-                stale.push_back(i);
-            }
-        }
-    }
-    for (std::size_t index : stale) {
-        spdlog::get("worker")->warn(
-            "slot {}: worker {} still busy after the restart grace period; interrupting its "
-            "request",
-            index, g.options.name);
-        g.options.runtime->interrupt(index);
-    }
-    return stale.size();
+    return g.state == group_state::booting;
 }
 
 std::size_t pool::group_count() const noexcept {
-    return groups_.size();
+    return group_count_.load(std::memory_order_acquire);
 }
 
 std::size_t pool::group_of(std::size_t slot_index) const noexcept {
-    return slot_group_[slot_index];
+    return slot_group_[slot_index].load(std::memory_order_acquire);
 }
 
 const std::string& pool::group_name(std::size_t group_index) const noexcept {
-    return groups_[group_index]->options.name;
+    return group_at(group_index).options.name;
+}
+
+group_state pool::state_of(std::size_t group_index) const {
+    const group& g = group_at(group_index);
+    std::lock_guard lock(g.mutex);
+    return g.state;
 }
 
 std::size_t pool::queued(std::size_t group_index) const {
-    const group& g = *groups_[group_index];
+    const group& g = group_at(group_index);
     std::lock_guard lock(g.mutex);
     return g.queue.size();
 }
 
 bool pool::restart(std::size_t index, std::chrono::milliseconds backoff, restart_reason reason) {
     slot& s = *slots_[index];
-    group& g = *groups_[slot_group_[index]];
+    group& g = group_at(group_of(index));
     // A script that ends in the middle of a request (a crash, max_requests) ends that request.
     s.end_request();
     s.count_restart(reason);
@@ -358,7 +560,7 @@ bool pool::restart(std::size_t index, std::chrono::milliseconds backoff, restart
     }
     s.transition(slot_state::restarting);
     const auto until = std::chrono::steady_clock::now() + backoff;
-    while (!g.stopping) {
+    while (!g.stopping && g.state != group_state::retiring) {
         lock.unlock();
         const bool woken = s.wakeup_.wait_until(until);
         lock.lock();
@@ -366,18 +568,24 @@ bool pool::restart(std::size_t index, std::chrono::milliseconds backoff, restart
             break;
         }
     }
-    if (g.stopping) {
+    if (g.stopping || g.state == group_state::retiring) {
         return false;
     }
     s.transition(slot_state::booting);
     return true;
 }
 
-void pool::fail_startup(std::string reason) {
+void pool::fail_boot(std::size_t index, std::string reason) {
+    const std::size_t group_index = group_of(index);
+    group& g = group_at(group_index);
     {
         std::lock_guard lock(boot_mutex_);
-        if (startup_error_.empty()) {
-            startup_error_ = std::move(reason);
+        if (!started_) {
+            if (startup_error_.empty()) {
+                startup_error_ = reason;
+            }
+        } else if (g.boot_error.empty()) {
+            g.boot_error = std::move(reason);
         }
     }
     boot_cv_.notify_all();
@@ -385,11 +593,12 @@ void pool::fail_startup(std::string reason) {
 
 void pool::settle_startup(std::size_t index) {
     slot& s = *slots_[index];
-    group& g = *groups_[slot_group_[index]];
-    std::lock_guard lock(g.mutex);
+    group& g = group_at(group_of(index));
+    std::unique_lock lock(g.mutex);
     if (!s.has_booted_) {
         s.has_booted_ = true;
-        mark_booted();
+        lock.unlock();
+        mark_booted(index);
     }
 }
 

@@ -3,10 +3,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -24,18 +27,38 @@ enum class submit_result {
 };
 
 /// One group of slots that serve the same kind of request: the classic scripts, or one worker
-/// script. Requests are submitted to a group; its slots share an idle stack and a queue.
+/// script (one generation of it). Requests are submitted to a group; its slots share an idle
+/// stack and a queue.
 struct group_options {
-    std::string name;                 ///< "classic" or the worker's name, for logs
-    std::size_t num_threads = 1;      ///< slots in the group
-    slot_runtime* runtime = nullptr;  ///< what its threads run; outlives the pool
+    std::string name;             ///< "classic" or the worker's name, for logs
+    std::size_t num_threads = 1;  ///< slots in the group
+    /// What its threads run; the pool keeps it alive until the group's threads ended.
+    std::shared_ptr<slot_runtime> runtime;
 };
 
 /// Sizing of the pool; read once at construction.
 struct pool_options {
-    std::vector<group_options> groups;
-    std::size_t max_queue = 4096;  ///< per group
+    std::vector<group_options> groups;  ///< the groups start() boots
+    std::size_t max_queue = 4096;       ///< per group
+    /// Slots in all, at least the threads of `groups`: the spare ones host the new generation
+    /// of a worker while its old one still serves (add_group()). 0: exactly `groups`' threads.
+    std::size_t capacity = 0;
 };
+
+/// The life of a group. booting -> serving -> retiring; booting -> failed. Changed only
+/// through pool::set_group_state(), checked by is_group_transition_allowed().
+enum class group_state {
+    booting,   ///< its threads start; takes requests into its queue, no traffic is routed yet
+    serving,   ///< every thread booted
+    retiring,  ///< replaced or removed: its threads finish what they run and end
+    failed,    ///< a thread could not boot: its threads end, the group is never used
+};
+
+/// Lower-case name, for logs.
+std::string_view to_string(group_state state) noexcept;
+
+/// Whether a group may go from `from` to `to`.
+bool is_group_transition_allowed(group_state from, group_state to) noexcept;
 
 /// Counters for metrics and the admin view; a snapshot, taken under the lock.
 struct pool_stats {
@@ -60,11 +83,39 @@ class pool {
     pool(const pool&) = delete;
     pool& operator=(const pool&) = delete;
 
-    /// Starts every slot thread and waits until each asked for its first request (control
-    /// thread). Throws std::runtime_error, after stopping the threads, when a runtime gave up
-    /// with fail_startup(). Returns false, after stopping the threads, when cancel_start()
-    /// came first.
+    /// Starts the slot threads of the initial groups and waits until each asked for its first
+    /// request (control thread). Throws std::runtime_error, after stopping the threads, when a
+    /// runtime gave up with fail_boot(). Returns false, after stopping the threads, when
+    /// cancel_start() came first.
     bool start();
+
+    /// Boots a new group (a worker's new generation) on spare slots, beside the groups that
+    /// serve; returns its index. Nothing is routed to it until the caller publishes the index.
+    /// Throws std::runtime_error when too few slots are free. Control (or reload) thread,
+    /// after start().
+    std::size_t add_group(group_options options);
+
+    /// Waits until every thread of `group` booted (the group serves; returns nullopt) or
+    /// until one failed for good or `limit` passed (the group's threads end; returns why).
+    /// Control (or reload) thread.
+    std::optional<std::string> wait_ready(std::size_t group, std::chrono::milliseconds limit);
+
+    /// Takes `group` out of service: its queued requests move to `successor` (another group's
+    /// index, or `no_group` when the worker is gone: the group then serves its queue itself),
+    /// later submissions to it go to `successor`, and its threads end once their request is
+    /// done. Control (or reload) thread.
+    void retire_group(std::size_t group, std::size_t successor);
+
+    /// Interrupts the requests `group`'s threads still run (a retiring group whose grace
+    /// period is over). Returns how many (any thread).
+    std::size_t interrupt_busy(std::size_t group);
+
+    /// Joins the threads of retired groups that ended and makes their slots spare again.
+    /// Returns the slots in use now (control or reload thread).
+    std::size_t reap();
+
+    /// Index meaning "no group" (retire_group() without successor).
+    static constexpr std::size_t no_group = static_cast<std::size_t>(-1);
 
     /// Makes a start() that is still waiting for slots to boot stop them and return false (a
     /// signal during start-up). No effect once start() has returned. Any thread.
@@ -106,7 +157,8 @@ class pool {
     /// Counters over every group (any thread).
     pool_stats stats() const;
 
-    /// The slots, for read-only observation (state, requests served).
+    /// The slots, for read-only observation (state, requests served); spare ones are
+    /// `reserved`.
     const std::vector<std::unique_ptr<slot>>& slots() const noexcept { return slots_; }
 
     /// Slot thread `index`: the response of its request is about to be completed; the request
@@ -127,9 +179,14 @@ class pool {
     /// stop) and boots again. False when the pool is stopping; the thread should then end.
     bool restart(std::size_t index, std::chrono::milliseconds backoff, restart_reason reason);
 
-    /// A runtime cannot boot at all during start-up (a worker failing again and again):
-    /// start() stops and throws `reason`. Slot thread.
-    void fail_startup(std::string reason);
+    /// Slot `index`'s runtime cannot boot at all (a worker failing again and again) while its
+    /// group boots: during start-up, start() stops and throws `reason`; for a new generation,
+    /// the group fails and wait_ready() returns `reason`. Slot thread.
+    void fail_boot(std::size_t index, std::string reason);
+
+    /// Whether slot `index`'s group is still booting (start-up, or a new generation), when a
+    /// runtime that cannot boot should give up rather than retry for ever (slot thread).
+    bool is_booting(std::size_t index) const;
 
     /// Slot `index` stops holding start() up without having booted: a worker told never to
     /// give up (max_consecutive_failures -1) keeps retrying in the background while the rest
@@ -139,21 +196,11 @@ class pool {
     /// Whether start() has returned successfully (any thread).
     bool has_started() const;
 
-    /// Whether slot `index`'s group is stopping; tells a runtime whose next_job() returned
-    /// null whether to end or to restart its script (slot thread).
-    bool is_stopping(std::size_t index) const;
-
-    /// Asks every slot of `group` to restart its script: running requests finish, idle slots
-    /// give up waiting, next_job() returns null to each once, and requests arriving meanwhile
-    /// wait in the queue for the rebooted slots (any thread).
-    void restart_group(std::size_t group);
-
-    /// Interrupts the slots of `group` still running a request that began before the last
-    /// restart_group() (their grace period is over). Returns how many (any thread).
-    std::size_t interrupt_stale(std::size_t group);
-
-    /// Number of groups; group 0 runs classic scripts.
+    /// Number of groups ever made, retired ones included; group 0 runs classic scripts.
     std::size_t group_count() const noexcept;
+
+    /// A group's state now (any thread).
+    group_state state_of(std::size_t group_index) const;
 
     /// The group slot `slot_index` belongs to (any thread).
     std::size_t group_of(std::size_t slot_index) const noexcept;
@@ -174,30 +221,50 @@ class pool {
         explicit group(group_options o) : options(std::move(o)) {}
         group_options options;
         mutable std::mutex mutex;
-        std::vector<std::size_t> idle;         ///< mutex: idle slot indexes, hottest on top
-        std::deque<queued_job> queue;          ///< mutex: waiting requests, oldest first
-        std::uint64_t next_ticket = 1;         ///< mutex
-        std::size_t busy = 0;                  ///< mutex
-        bool stopping = false;                 ///< mutex
-        std::uint64_t restart_generation = 0;  ///< mutex: bumped by restart_group()
+        std::vector<std::size_t> idle;  ///< mutex: idle slot indexes, hottest on top
+        std::deque<queued_job> queue;   ///< mutex: waiting requests, oldest first
+        std::size_t busy = 0;           ///< mutex
+        bool stopping = false;          ///< mutex: the pool stops or the group failed
+        group_state state = group_state::booting;  ///< mutex; set_group_state()
+        std::size_t successor = no_group;          ///< mutex: where a retired group's work goes
+        std::size_t booted = 0;                    ///< boot_mutex_: threads that booted
+        std::string boot_error;                    ///< boot_mutex_: why it failed
     };
 
+    /// Most groups a pool makes in its life: each reload that changes a worker adds one.
+    static constexpr std::size_t max_groups = 4096;
+
+    /// The one place a group's state changes; under the group's mutex.
+    void set_group_state(group& g, group_state to);
     void run_slot(std::size_t index);
+    void start_thread(std::size_t index);
     /// next_job() under the group's mutex: the dispatch itself.
     job take_job(std::size_t index);
-    void mark_booted();
+    /// Hands queued requests to idle slots; under the group's mutex.
+    void dispatch_queued(group& g);
+    void mark_booted(std::size_t index);
+    void wake_group(std::size_t group_index);
+    group& group_at(std::size_t group_index) const noexcept { return *groups_[group_index]; }
 
     const std::size_t max_queue_;
+    /// Fixed size; entries below group_count_ are set, by the control thread, before the
+    /// count that publishes them (release); readers load the count (acquire) or got the index
+    /// from a snapshot published after it.
     std::vector<std::unique_ptr<group>> groups_;
-    std::vector<std::unique_ptr<slot>> slots_;
-    std::vector<std::size_t> slot_group_;  ///< slot index -> group index; fixed
+    std::atomic<std::size_t> group_count_{0};
+    std::vector<std::unique_ptr<slot>> slots_;  ///< fixed: the pool's capacity
+    /// Slot index -> group index; written while the slot is reserved (no thread).
+    std::unique_ptr<std::atomic<std::size_t>[]> slot_group_;
+    std::atomic<std::uint64_t> next_ticket_{1};  ///< queue tickets, unique in the pool
+    std::size_t initial_slots_ = 0;              ///< threads of the groups start() boots
 
     mutable std::mutex boot_mutex_;
     std::condition_variable boot_cv_;
-    std::size_t booted_ = 0;        ///< boot_mutex_: slots that asked for a first request
+    std::size_t booted_ = 0;        ///< boot_mutex_: initial slots that asked for a request
     std::string startup_error_;     ///< boot_mutex_
     bool started_ = false;          ///< boot_mutex_
     bool start_cancelled_ = false;  ///< boot_mutex_
+    bool stopping_ = false;         ///< boot_mutex_: begin_stop() ran (ends wait_ready())
 };
 
 }  // namespace spindle::worker

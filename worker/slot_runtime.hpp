@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include "worker/slot.hpp"
 
@@ -25,5 +26,11 @@ class slot_runtime {
     /// stop whose grace period ran out). Runtimes that cannot do that ignore it.
     virtual void interrupt(std::size_t index) noexcept { (void)index; }
 };
+
+/// A runtime its owner keeps alive longer than the pool that runs it (tests, benchmarks): the
+/// pointer without the ownership.
+inline std::shared_ptr<slot_runtime> unowned(slot_runtime& runtime) {
+    return std::shared_ptr<slot_runtime>(std::shared_ptr<slot_runtime>(), &runtime);
+}
 
 }  // namespace spindle::worker

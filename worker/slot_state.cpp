@@ -28,7 +28,9 @@ bool is_transition_allowed(slot_state from, slot_state to) noexcept {
             return to == ready || to == draining || to == restarting;
         case draining: return to == done || to == restarting;
         case restarting: return to == booting || to == done;
-        case done: return false;
+        // done -> reserved: the pool joined the thread and lends the slot to a new worker
+        // generation.
+        case done: return to == reserved;
     }
     return false;
 }

@@ -10,7 +10,7 @@ namespace spindle::worker {
 ///   reserved -> booting -> ready <-> busy
 ///                  |         |        |
 ///                  |         v        v
-///                  +----> draining -> done
+///                  +----> draining -> done -> reserved (lent to a new worker generation)
 ///   (restarting sits between a crashed/recycled script and its next boot; worker mode)
 enum class slot_state {
     reserved,    ///< created, thread not started yet

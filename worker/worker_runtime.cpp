@@ -39,7 +39,6 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
     for (;;) {
         job current;
         bool stopping = false;
-        bool restart_requested = false;
         std::uint64_t served = 0;
         std::optional<recycle_cause> recycle;
         sapi::worker_hooks hooks;
@@ -58,9 +57,8 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
             }
             current = host.next_job(index);
             if (!current) {
-                // Null is either the end (shutdown) or a restart request for this group.
-                stopping = host.is_stopping(index);
-                restart_requested = !stopping;
+                // The pool stops, or this generation was replaced: the script ends for good.
+                stopping = true;
                 return nullptr;
             }
             ++served;
@@ -85,10 +83,10 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
             std::string reason = outcome.failed ? outcome.error
                                                 : "the script ended without calling "
                                                   "frankenphp_handle_request()";
-            if (!host.has_started() && policy_.max_consecutive_failures >= 0 &&
+            if (host.is_booting(index) && policy_.max_consecutive_failures >= 0 &&
                 failures >= static_cast<unsigned>(policy_.max_consecutive_failures)) {
-                host.fail_startup("worker " + script_.name + " failed to start " +
-                                  std::to_string(failures) + " times in a row: " + reason);
+                host.fail_boot(index, "worker " + script_.name + " failed to start " +
+                                          std::to_string(failures) + " times in a row: " + reason);
                 return context_end::stop;
             }
             if (policy_.max_consecutive_failures < 0) {
@@ -96,11 +94,6 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
             }
             log->warn("slot {}: worker {} failed to start ({} in a row): {}; retrying in {} ms",
                       index, script_.name, failures, reason, backoff.count());
-        } else if (restart_requested && !outcome.failed) {
-            why = restart_reason::requested;
-            failures = 0;
-            log->info("slot {}: worker {} restarting on request after {} requests", index,
-                      script_.name, served);
         } else {
             failures = 0;
             if (outcome.failed) {

@@ -94,7 +94,7 @@ void BM_dispatch_posted_back(benchmark::State& state) {
     // run_one() then waits for the answer instead of returning at once for lack of work.
     auto work = boost::asio::make_work_guard(io);
     answering_runtime runtime;
-    pool slots(pool_options{{group_options{"classic", 1, &runtime}}, 16});
+    pool slots(pool_options{{group_options{"classic", 1, unowned(runtime)}}, 16});
     slots.start();
     posting_sink sink(io);
     auto request = std::make_shared<spindle::sapi::request>();
@@ -123,7 +123,7 @@ void BM_dispatch_socket_back(benchmark::State& state) {
     boost::asio::local::stream_protocol::socket writer(io);
     boost::asio::local::connect_pair(reader, writer);
     answering_runtime runtime;
-    pool slots(pool_options{{group_options{"classic", 1, &runtime}}, 16});
+    pool slots(pool_options{{group_options{"classic", 1, unowned(runtime)}}, 16});
     slots.start();
     socket_sink sink(writer.native_handle());
     auto request = std::make_shared<spindle::sapi::request>();

@@ -107,7 +107,7 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
     gated_runtime classic;
     gated_runtime app;
     worker::pool p(worker::pool_options{
-        {worker::group_options{"classic", 1, &classic}, worker::group_options{"app", 2, &app}}, 8});
+        {worker::group_options{"classic", 1, unowned(classic)}, worker::group_options{"app", 2, unowned(app)}}, 8});
     ASSERT_TRUE(p.start());
     std::uint64_t ticket = 0;
     ASSERT_EQ(p.submit(1, make_job("GET", "/a"), &ticket), worker::submit_result::assigned);
@@ -190,8 +190,8 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
 TEST_F(AdminViewsTest, ReadinessWaitsForEveryGroupAndNamesTheOneMissing) {
     gated_runtime classic;
     gated_runtime never(true);
-    worker::pool p(worker::pool_options{{worker::group_options{"classic", 1, &classic},
-                                         worker::group_options{"/broken.php", 1, &never}},
+    worker::pool p(worker::pool_options{{worker::group_options{"classic", 1, unowned(classic)},
+                                         worker::group_options{"/broken.php", 1, unowned(never)}},
                                         8});
     ASSERT_TRUE(p.start());
     const readiness state = check_readiness(p, false);
@@ -207,7 +207,7 @@ TEST_F(AdminViewsTest, ReadinessWaitsForEveryGroupAndNamesTheOneMissing) {
 
 TEST_F(AdminViewsTest, ThreadsJsonReplacesBytesThatAreNotUtf8) {
     gated_runtime classic;
-    worker::pool p(worker::pool_options{{worker::group_options{"classic", 1, &classic}}, 8});
+    worker::pool p(worker::pool_options{{worker::group_options{"classic", 1, unowned(classic)}}, 8});
     ASSERT_TRUE(p.start());
     std::uint64_t ticket = 0;
     ASSERT_EQ(p.submit(0, make_job("GET", "/caf\xe9?q=\"<x>\""), &ticket),

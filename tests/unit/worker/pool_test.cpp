@@ -61,7 +61,7 @@ class fake_runtime final : public slot_runtime {
 
 // A pool made movable-free: constructed in place by the caller through guaranteed elision.
 pool make_pool(slot_runtime& runtime, std::size_t threads, std::size_t max_queue) {
-    return pool(pool_options{{group_options{"classic", threads, &runtime}}, max_queue});
+    return pool(pool_options{{group_options{"classic", threads, unowned(runtime)}}, max_queue});
 }
 
 job make_job(std::uint64_t id) {
@@ -295,8 +295,8 @@ class failing_boot_runtime final : public slot_runtime {
                 return;
             }
             attempts_.fetch_add(1);
-            if (attempt >= give_up_after_ && !host.has_started()) {
-                host.fail_startup("boot failed " + std::to_string(attempt) + " times");
+            if (attempt >= give_up_after_ && host.is_booting(index)) {
+                host.fail_boot(index, "boot failed " + std::to_string(attempt) + " times");
                 return;
             }
             if (!host.restart(index, std::chrono::milliseconds(1), restart_reason::boot_failure)) {
@@ -335,7 +335,7 @@ TEST_F(PoolTest, GroupsDispatchIndependently) {
     fake_runtime classic;
     fake_runtime worker;
     pool p(
-        pool_options{{group_options{"classic", 1, &classic}, group_options{"w", 1, &worker}}, 4});
+        pool_options{{group_options{"classic", 1, unowned(classic)}, group_options{"w", 1, unowned(worker)}}, 4});
     p.start();
     std::uint64_t ticket = 0;
     ASSERT_EQ(p.submit(1, make_job(7), &ticket), submit_result::assigned);
@@ -359,6 +359,146 @@ TEST(WorkerBackoff, GrowsFromTheFloorAndIsCapped) {
     for (unsigned i = 1; i < 50; ++i) {
         EXPECT_LE(backoff_after(i), backoff_after(i + 1));
     }
+}
+
+// --- worker generations ---------------------------------------------------------------------
+
+TEST(GroupState, GenerationsMoveForwardOnly) {
+    EXPECT_TRUE(is_group_transition_allowed(group_state::booting, group_state::serving));
+    EXPECT_TRUE(is_group_transition_allowed(group_state::booting, group_state::failed));
+    EXPECT_TRUE(is_group_transition_allowed(group_state::serving, group_state::retiring));
+    EXPECT_TRUE(is_group_transition_allowed(group_state::failed, group_state::retiring));
+    EXPECT_FALSE(is_group_transition_allowed(group_state::serving, group_state::booting));
+    EXPECT_FALSE(is_group_transition_allowed(group_state::retiring, group_state::serving));
+    EXPECT_FALSE(is_group_transition_allowed(group_state::failed, group_state::serving));
+    EXPECT_EQ(to_string(group_state::retiring), "retiring");
+}
+
+TEST_F(PoolTest, NewGenerationBootsOnSpareSlotsBesideTheOldOne) {
+    fake_runtime classic;
+    fake_runtime old_generation;
+    fake_runtime new_generation;
+    pool p(pool_options{{group_options{"classic", 1, unowned(classic)},
+                         group_options{"w", 1, unowned(old_generation)}},
+                        4,
+                        4});
+    ASSERT_TRUE(p.start());
+    EXPECT_EQ(p.slots()[2]->state(), slot_state::reserved);
+    const std::size_t next = p.add_group(group_options{"w", 2, unowned(new_generation)});
+    EXPECT_EQ(next, 2u);
+    EXPECT_EQ(p.wait_ready(next, 5s), std::nullopt);
+    EXPECT_EQ(p.state_of(next), group_state::serving);
+    EXPECT_EQ(p.group_of(2), next);
+    EXPECT_EQ(p.group_of(3), next);
+    // The old generation still serves what is routed to it.
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(1), &ticket), submit_result::assigned);
+    EXPECT_EQ(old_generation.wait_runs(1)[0].first, 1u);
+    old_generation.release_all();
+    new_generation.release_all();
+    classic.release_all();
+    p.stop();
+}
+
+TEST_F(PoolTest, RetiredGenerationHandsItsQueueAndNewWorkToItsSuccessor) {
+    fake_runtime classic;
+    fake_runtime old_generation;
+    fake_runtime new_generation;
+    pool p(pool_options{{group_options{"classic", 1, unowned(classic)},
+                         group_options{"w", 1, unowned(old_generation)}},
+                        4,
+                        4});
+    ASSERT_TRUE(p.start());
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(1), &ticket), submit_result::assigned);
+    old_generation.wait_runs(1);
+    // The only old thread is busy: the next request waits in the old generation's queue.
+    std::uint64_t queued_ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(2), &queued_ticket), submit_result::queued);
+    const std::size_t next = p.add_group(group_options{"w", 1, unowned(new_generation)});
+    ASSERT_EQ(p.wait_ready(next, 5s), std::nullopt);
+    p.retire_group(1, next);
+    // The queued request runs on the new generation at once, not after the old one's.
+    auto runs = new_generation.wait_runs(1);
+    EXPECT_EQ(runs[0].second, 2u);
+    EXPECT_EQ(p.group_of(runs[0].first), next);
+    // A request routed by an old configuration to the retired group reaches the successor.
+    new_generation.release_one();
+    ASSERT_NE(p.submit(1, make_job(3), &ticket), submit_result::rejected);
+    EXPECT_EQ(new_generation.wait_runs(2)[1].second, 3u);
+    new_generation.release_all();
+    // The old thread finishes its request, then ends; its slot becomes spare again.
+    old_generation.release_all();
+    for (int i = 0; i < 500 && p.slots()[1]->state() != slot_state::done; ++i) {
+        std::this_thread::sleep_for(2ms);
+    }
+    EXPECT_EQ(p.slots()[1]->state(), slot_state::done);
+    EXPECT_EQ(p.reap(), 2u);
+    EXPECT_EQ(p.slots()[1]->state(), slot_state::reserved);
+    classic.release_all();
+    p.stop();
+}
+
+TEST_F(PoolTest, WithdrawFindsAnEntryThatMovedToTheSuccessor) {
+    fake_runtime classic;
+    fake_runtime old_generation;
+    fake_runtime new_generation;
+    pool p(pool_options{{group_options{"classic", 1, unowned(classic)},
+                         group_options{"w", 1, unowned(old_generation)}},
+                        4,
+                        4});
+    ASSERT_TRUE(p.start());
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(1), &ticket), submit_result::assigned);
+    old_generation.wait_runs(1);
+    const std::size_t next = p.add_group(group_options{"w", 1, unowned(new_generation)});
+    ASSERT_EQ(p.wait_ready(next, 5s), std::nullopt);
+    std::uint64_t blocker = 0;
+    // Occupy the new generation's thread, so that what moves there stays queued.
+    ASSERT_EQ(p.submit(next, make_job(2), &blocker), submit_result::assigned);
+    new_generation.wait_runs(1);
+    std::uint64_t queued_ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(3), &queued_ticket), submit_result::queued);
+    p.retire_group(1, next);
+    EXPECT_EQ(p.queued(next), 1u);
+    EXPECT_TRUE(p.withdraw(1, queued_ticket));
+    EXPECT_EQ(p.queued(next), 0u);
+    old_generation.release_all();
+    new_generation.release_all();
+    classic.release_all();
+    p.stop();
+}
+
+TEST_F(PoolTest, GenerationThatCannotBootFailsAndTheOldOneServes) {
+    fake_runtime classic;
+    fake_runtime old_generation;
+    failing_boot_runtime broken(100, 3);
+    pool p(pool_options{{group_options{"classic", 1, unowned(classic)},
+                         group_options{"w", 1, unowned(old_generation)}},
+                        4,
+                        4});
+    ASSERT_TRUE(p.start());
+    const std::size_t next = p.add_group(group_options{"w", 1, unowned(broken)});
+    const std::optional<std::string> error = p.wait_ready(next, 5s);
+    ASSERT_TRUE(error.has_value());
+    EXPECT_EQ(*error, "boot failed 3 times");
+    EXPECT_EQ(p.state_of(next), group_state::failed);
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(1, make_job(1), &ticket), submit_result::assigned);
+    EXPECT_EQ(old_generation.wait_runs(1)[0].first, 1u);
+    p.retire_group(next, pool::no_group);
+    old_generation.release_all();
+    classic.release_all();
+    p.stop();
+}
+
+TEST_F(PoolTest, AddGroupRefusesWhenTooFewSlotsAreSpare) {
+    fake_runtime classic;
+    pool p(pool_options{{group_options{"classic", 1, unowned(classic)}}, 4, 2});
+    ASSERT_TRUE(p.start());
+    EXPECT_THROW(p.add_group(group_options{"w", 2, unowned(classic)}), std::runtime_error);
+    classic.release_all();
+    p.stop();
 }
 
 }  // namespace

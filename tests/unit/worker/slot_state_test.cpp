@@ -24,9 +24,10 @@ TEST(SlotState, FailingBootGoesThroughRestarting) {
     EXPECT_FALSE(is_transition_allowed(slot_state::restarting, slot_state::ready));
 }
 
-TEST(SlotState, DoneIsFinal) {
+TEST(SlotState, DoneOnlyGoesBackToReserved) {
     for (slot_state to : all_states) {
-        EXPECT_FALSE(is_transition_allowed(slot_state::done, to)) << to_string(to);
+        EXPECT_EQ(is_transition_allowed(slot_state::done, to), to == slot_state::reserved)
+            << to_string(to);
     }
 }
 
