@@ -44,6 +44,7 @@ def laravel(app_server, tmp_path_factory):
         env APP_STORAGE {storage}
         env APP_SERVICES_CACHE {storage}/framework/cache/services.php
         env APP_PACKAGES_CACHE {storage}/framework/cache/packages.php
+        x_sendfile {storage}/app
     }}
 }}
 """, base)
@@ -200,6 +201,23 @@ def test_download_whole_and_by_range(laravel):
     assert part.status == 206, part
     assert part.header("Content-Range") == "bytes 10-19/5000"
     assert part.body == b"line 0002\n"
+
+
+def test_download_handed_to_the_server_with_x_sendfile(laravel):
+    # response()->download() with BinaryFileResponse::trustXSendfileTypeHeader(): the app
+    # sends headers only; the file, its validators and ranges come from Spindle.
+    client = Client(laravel.url())
+    whole = client.get("/download-sendfile")
+    assert whole.status == 200, whole
+    assert whole.header("Content-Disposition") == "attachment; filename=report.txt"
+    assert whole.header("Content-Length") == "5000"
+    assert whole.text.startswith("line 0001\n") and whole.text.endswith("line 0500\n")
+    assert whole.header("X-Sendfile") is None
+    # Laravel sets no ETag: this one is the static file server's.
+    etag = whole.header("ETag")
+    assert etag and re.fullmatch(r'"[0-9a-f]+-[0-9a-f]+"', etag), whole
+    part = client.get("/download-sendfile", headers={"Range": "bytes=10-19"})
+    assert (part.status, part.body) == (206, b"line 0002\n"), part
 
 
 def test_streamed_response(laravel):

@@ -474,3 +474,36 @@ def test_spindle_cert_makes_a_usable_local_certificate(spindle_binary, spindle, 
                       f"localhost:{server.port}:127.0.0.1", f"https://{host}:{server.port}/")
         assert result.returncode == 0, result.stderr
         assert result.stdout == b"hello from index\n"
+
+
+@pytest.mark.parametrize("php_mode", ["classic", "worker"])
+def test_x_sendfile_hand_off_over_tls(spindle_run, certs, tmp_path, php_mode):
+    # sendfile(2) cannot encrypt: a handed-off file goes through the TLS stream in chunks.
+    app = Path(__file__).resolve().parent.parent / "fixtures" / "x_sendfile"
+    private = tmp_path / "private-files"
+    private.mkdir()
+    content = os.urandom(300_000)
+    (private / "blob.bin").write_bytes(content)
+    worker = (f"\t\tworker {{\n\t\t\tfile {app}/send.php\n\t\t\tnum 1\n\t\t}}\n"
+              if php_mode == "worker" else "")
+    https_port = free_port()
+    server = spindle_run(f"""{{
+\thttp_port {free_port()}
+\thttps_port {https_port}
+}}
+localhost {{
+\tbind 127.0.0.1
+\ttls {certs / "local.crt"} {certs / "local.key"}
+\troot * {app}
+\tphp_server {{
+\t\tx_sendfile {private}
+{worker}\t}}
+}}
+""", warmup=None)
+    ports(server, 2)
+    status, headers, body = https_get(https_port, client_context(certs),
+                                      f"/send.php?path={private}/blob.bin", host="localhost")
+    assert status == 200, headers
+    assert body == content
+    assert headers["content-disposition"] == 'attachment; filename="blob.bin"'
+    assert "x-sendfile" not in headers

@@ -104,8 +104,7 @@ TEST(CaddyfileErrors, BadXSendfile) {
               "Caddyfile:4: unknown x_sendfile option \"sendfile_root\"");
     EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect p/ /a\n"
                             "\t\t}\n\t}\n")),
-              "Caddyfile:4: /sites/0/x_sendfile/accel_redirect/0/prefix: \"p/\" must be a URL path "
-              "starting with '/'");
+              "Caddyfile:4: prefix: \"p/\" must be a URL path starting with '/'");
 }
 
 TEST(CaddyfileErrors, UnknownFrankenphpOption) {

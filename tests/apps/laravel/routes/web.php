@@ -61,6 +61,16 @@ Route::get('/download', function () {
     return response()->download($path, 'report.txt', ['Content-Type' => 'text/plain']);
 });
 
+// The same download handed to the server (x_sendfile in the test's Caddyfile): Symfony's
+// BinaryFileResponse, which Laravel's download() returns, trusts the X-Sendfile-Type header
+// Spindle sets and sends headers only.
+Route::get('/download-sendfile', function () {
+    $path = storage_path('app/report.txt');
+    file_put_contents($path, implode('', array_map(fn ($i) => sprintf("line %04d\n", $i), range(1, 500))));
+    \Symfony\Component\HttpFoundation\BinaryFileResponse::trustXSendfileTypeHeader();
+    return response()->download($path, 'report.txt', ['Content-Type' => 'text/plain']);
+});
+
 Route::get('/stream', function () {
     return response()->stream(function () {
         foreach (['one', 'two', 'three'] as $part) {
