@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "config/caddyfile_dispenser.hpp"
+#include "config/ip_ranges.hpp"
 #include "config/watch_pattern.hpp"
 
 namespace spindle::config {
@@ -77,11 +78,13 @@ void no_block(dispenser& d, const std::string& directive) {
     }
 }
 
-// Why a global option of Caddy's certificate automation or storage means nothing to Spindle,
-// which never obtains, renews or stores certificates itself; null for any other option.
+// Why a global option of Caddy's certificate automation means nothing to Spindle, whose
+// automatic HTTPS has only email, acme_ca, acme_ca_root and storage; null for any other
+// option.
 const char* certificate_option(const std::string& name) {
     static const char* const certificates =
-        "Spindle does not obtain or renew certificates (give a site \"tls CERT KEY\")";
+        "Spindle's automatic HTTPS has no such setting (HTTP-01 and TLS-ALPN-01 with the "
+        "defaults; see docs/tls.md)";
     if (name == "skip_install_trust") {
         return "Spindle never installs a certificate authority in a trust store";
     }
@@ -89,9 +92,9 @@ const char* certificate_option(const std::string& name) {
         return "Spindle keeps no configuration of its own to persist";
     }
     for (const char* option :
-         {"local_certs", "email", "acme_ca", "acme_ca_root", "acme_dns", "acme_eab", "cert_issuer",
-          "key_type", "ocsp_stapling", "ocsp_interval", "on_demand_tls", "storage", "storage_check",
-          "storage_clean_interval", "renew_interval", "preferred_chains"}) {
+         {"local_certs", "acme_dns", "acme_eab", "cert_issuer", "key_type", "ocsp_stapling",
+          "ocsp_interval", "on_demand_tls", "storage_check", "storage_clean_interval",
+          "renew_interval", "preferred_chains"}) {
         if (name == option) {
             return certificates;
         }
@@ -107,6 +110,17 @@ struct site_key {
     bool scheme_given = false;
     bool https = false;  ///< written with https://
 };
+
+// Caddy's rule (certmagic's SubjectQualifiesForPublicCert): names a public CA will never
+// sign get a certificate from the local CA instead.
+bool qualifies_for_public_certificate(const std::string& host) {
+    const auto ends_with = [&](std::string_view suffix) { return host.ends_with(suffix); };
+    const bool is_ip = host.find_first_not_of("0123456789.") == std::string::npos ||
+                       host.find(':') != std::string::npos;
+    return !is_ip && host != "localhost" && !ends_with(".localhost") && !ends_with(".local") &&
+           !ends_with(".internal") && !ends_with(".home.arpa") &&
+           host.find('.') != std::string::npos;
+}
 
 site_key parse_site_key(const token& key) {
     const auto fail = [&](const std::string& message) {
@@ -249,20 +263,32 @@ class adapter {
                     throw d.arg_error();
                 }
             } else if (name == "auto_https") {
-                // Spindle never obtains certificates, so what is left of automatic HTTPS is the
-                // HTTP->HTTPS redirect: "off" and "disable_redirects" turn it off.
+                // Caddy's modes: "off" (neither certificates nor redirects),
+                // "disable_redirects", "disable_certs" (sites with a host name stay plain HTTP
+                // unless they have tls).
                 const std::string mode = one_arg(d);
                 if (mode == "off" || mode == "disable_redirects") {
                     https_redirects_ = false;
-                } else if (mode == "disable_certs") {
-                    warn(d,
-                         "auto_https disable_certs has no effect: Spindle never obtains "
-                         "certificates (HTTP->HTTPS redirects stay on)");
-                } else {
+                }
+                if (mode == "off" || mode == "disable_certs") {
+                    automatic_certificates_ = false;
+                } else if (mode != "disable_redirects") {
                     throw d.error("auto_https: \"" + mode +
                                   "\" is not supported (use off, disable_redirects or "
                                   "disable_certs)");
                 }
+            } else if (name == "email" || name == "acme_ca") {
+                const std::string value = one_arg(d);
+                no_block(d, name);
+                result.document["acme"][name == "email" ? "email" : "ca"] = value;
+                mark(name == "email" ? "/acme/email" : "/acme/ca", d.current());
+            } else if (name == "acme_ca_root") {
+                const std::string value = one_arg(d);
+                no_block(d, name);
+                result.document["acme"]["trusted_roots_pem_files"] = json::array({value});
+                mark("/acme/trusted_roots_pem_files", d.current());
+            } else if (name == "storage") {
+                storage(d);
             } else if (name == "order") {
                 order(d);
             } else if (name == "metrics") {
@@ -283,6 +309,37 @@ class adapter {
                 throw d.error("unknown global option \"" + name + "\"");
             }
         }
+    }
+
+    // storage file_system PATH, or storage file_system { root PATH } (Caddy's two forms).
+    void storage(dispenser& d) {
+        if (!d.next_arg()) {
+            throw d.arg_error();
+        }
+        const std::string module = d.val();
+        if (module != "file_system") {
+            throw d.error("storage " + module + ": only file_system is supported");
+        }
+        std::string root;
+        if (d.next_arg()) {
+            root = d.val();
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+            no_block(d, "storage");
+        } else {
+            for (std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+                if (d.val() != "root") {
+                    throw d.error("storage file_system: unknown option \"" + d.val() + "\"");
+                }
+                root = one_arg(d);
+            }
+        }
+        if (root.empty()) {
+            throw d.error("storage file_system needs a directory (storage file_system PATH)");
+        }
+        result.document["storage"] = {{"module", "file_system"}, {"root", root}};
+        mark("/storage", d.current());
     }
 
     // order DIRECTIVE before|after OTHER. Spindle's handlers run in Caddy's default order with
@@ -341,7 +398,7 @@ class adapter {
             if (option == "num_threads" || option == "max_queue" || option == "max_requests") {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
-            } else if (option == "max_wait_time") {
+            } else if (option == "max_wait_time" || option == "max_memory") {
                 php[option] = one_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "php_ini") {
@@ -388,7 +445,7 @@ class adapter {
     }
 
     // worker FILE [NUM] | worker [FILE [NUM]] { file; num; env; name; match; max_requests;
-    // max_consecutive_failures; watch [PATTERN...] }
+    // max_memory; max_consecutive_failures; watch [PATTERN...] }
     json worker(dispenser& d, const std::string& pointer) {
         json w = json::object();
         const token worker_at = d.current();
@@ -408,7 +465,7 @@ class adapter {
         for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
             const std::string option = d.val();
             const token at = d.current();
-            if (option == "file" || option == "name") {
+            if (option == "file" || option == "name" || option == "max_memory") {
                 w[option] = one_arg(d);
             } else if (option == "num" || option == "max_requests") {
                 w[option] = integer_arg(d);
@@ -503,10 +560,111 @@ class adapter {
             } else if (option == "max_connections" || option == "io_threads") {
                 http[option] = integer_arg(d);
                 mark("/http/" + option, at);
+            } else if (option == "trusted_proxies") {
+                http["trusted_proxies"] = trusted_proxies(d);
+                mark("/http/trusted_proxies", at);
+            } else if (option == "trusted_proxies_strict" || option == "trusted_proxies_unix" ||
+                       option == "trusted_proxies_host") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                // Caddy's JSON has the strict switch as an integer.
+                http[option] = option == "trusted_proxies_strict" ? json(1) : json(true);
+                mark("/http/" + option, at);
+            } else if (option == "client_ip_headers") {
+                const std::vector<std::string> names = d.remaining_args();
+                if (names.empty()) {
+                    throw d.arg_error();
+                }
+                http["client_ip_headers"] = names;
+                mark("/http/client_ip_headers", at);
+            } else if (option == "listener_wrappers") {
+                http["listener_wrappers"] = listener_wrappers(d);
+                mark("/http/listener_wrappers", at);
             } else {
                 throw d.error("unknown servers option \"" + option + "\"");
             }
         }
+    }
+
+    // trusted_proxies static RANGE... | private_ranges (Caddy's static IP source).
+    json trusted_proxies(dispenser& d) {
+        if (!d.next_arg()) {
+            throw d.arg_error();
+        }
+        if (d.val() != "static") {
+            throw d.error("trusted_proxies: source \"" + d.val() +
+                          "\" is not supported (use static)");
+        }
+        json ranges = json::array();
+        while (d.next_arg()) {
+            if (d.val() == "private_ranges") {
+                for (const std::string& range : private_ip_ranges()) {
+                    ranges.push_back(range);
+                }
+            } else {
+                ranges.push_back(d.val());
+            }
+        }
+        if (ranges.empty()) {
+            throw d.error("trusted_proxies static: give CIDR ranges or private_ranges");
+        }
+        no_block(d, "trusted_proxies");
+        return {{"source", "static"}, {"ranges", std::move(ranges)}};
+    }
+
+    // listener_wrappers { proxy_protocol { timeout D  allow CIDR...  deny CIDR...
+    // fallback_policy P }  tls }, Caddy's names.
+    json listener_wrappers(dispenser& d) {
+        if (d.next_arg()) {
+            throw d.arg_error();
+        }
+        json wrappers = json::array();
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string name = d.val();
+            if (name == "tls") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                wrappers.push_back({{"wrapper", "tls"}});
+                continue;
+            }
+            if (name != "proxy_protocol") {
+                throw d.error("unknown listener wrapper \"" + name +
+                              "\" (use proxy_protocol or tls)");
+            }
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+            json wrapper = {{"wrapper", "proxy_protocol"}};
+            const std::string pointer =
+                "/http/listener_wrappers/" + std::to_string(wrappers.size());
+            for (const std::size_t inner = d.nesting(); d.next_block(inner);) {
+                const std::string option = d.val();
+                mark(pointer + "/" + option, d.current());
+                if (option == "timeout" || option == "fallback_policy") {
+                    wrapper[option] = one_arg(d);
+                } else if (option == "allow" || option == "deny") {
+                    json& ranges = wrapper[option];
+                    if (ranges.is_null()) {
+                        ranges = json::array();
+                    }
+                    std::size_t count = 0;
+                    while (d.next_arg()) {
+                        ranges.push_back(d.val());
+                        ++count;
+                    }
+                    if (count == 0) {
+                        throw d.arg_error();
+                    }
+                } else {
+                    throw d.error("unknown proxy_protocol option \"" + option +
+                                  "\" (use timeout, allow, deny or fallback_policy)");
+                }
+            }
+            wrappers.push_back(std::move(wrapper));
+        }
+        return wrappers;
     }
 
     void global_log(dispenser& d) {
@@ -555,6 +713,7 @@ class adapter {
         bool access_log = false;
         json access_log_options = json::object();  ///< `log { output ... format ... }`
         json encode;
+        json x_sendfile;  ///< php_server/php { x_sendfile ... }
         std::vector<std::string> bind;
         json tls;  ///< {"certificate", "key"} from `tls CERT KEY`
     };
@@ -580,6 +739,24 @@ class adapter {
         for (const token& key_token : block.keys) {
             keys.emplace_back(&key_token, parse_site_key(key_token));
         }
+        // Caddy's automatic HTTPS: an address with a host name, no scheme and no port (or
+        // https_port) gets a managed certificate: from the ACME CA, or from the local CA for
+        // names no public CA signs (localhost, IP addresses, .local, .internal). Addresses
+        // with another port stay plain HTTP unless the block has `tls`, so that existing
+        // `host:port` sites keep working.
+        const bool is_automatic = automatic_certificates_ && state.tls.is_null() &&
+                                  std::all_of(keys.begin(), keys.end(), [&](const auto& key) {
+                                      const site_key& k = key.second;
+                                      return !k.host.empty() && (!k.scheme_given || k.https) &&
+                                             (!k.port_given || k.port == https_port_);
+                                  });
+        if (is_automatic) {
+            const bool is_public = std::all_of(keys.begin(), keys.end(), [](const auto& key) {
+                return qualifies_for_public_certificate(key.second.host);
+            });
+            state.tls = {{"issuer", is_public ? "acme" : "internal"}};
+            mark(pointer + "/tls", *keys.front().first);
+        }
         // HTTPS when the block has `tls` or an https:// address; then every address is.
         const bool is_https =
             !state.tls.is_null() ||
@@ -593,8 +770,14 @@ class adapter {
             }
             if (key.https && state.tls.is_null()) {
                 throw config_error("site address \"" + key_at->text +
-                                       "\": Spindle does not obtain certificates; add "
-                                       "\"tls CERT KEY\" (spindle cert makes a local one)",
+                                       "\": auto_https is off; add \"tls CERT KEY\", "
+                                       "\"tls internal\" or \"tls EMAIL\"",
+                                   key_at->file, key_at->line);
+            }
+            if (key.host.empty() && !state.tls.is_null() && state.tls.contains("issuer")) {
+                throw config_error("site address \"" + key_at->text +
+                                       "\": a managed certificate (tls internal or EMAIL) needs "
+                                       "host names in the site address",
                                    key_at->file, key_at->line);
             }
         }
@@ -610,7 +793,7 @@ class adapter {
                 result.warnings.push_back(
                     config_error("site " + key_token.text + " is served over plain HTTP on port " +
                                      std::to_string(http_port_) +
-                                     ": add \"tls CERT KEY\" to serve it over HTTPS",
+                                     ": auto_https is off; add tls to serve it over HTTPS",
                                  key_token.file, key_token.line)
                         .what());
             }
@@ -681,6 +864,9 @@ class adapter {
         }
         if (!state.encode.is_null()) {
             site["encode"] = state.encode;
+        }
+        if (!state.x_sendfile.is_null()) {
+            site["x_sendfile"] = state.x_sendfile;
         }
         result.document["sites"].push_back(std::move(site));
     }
@@ -792,15 +978,19 @@ class adapter {
             encode(d, pointer, state);
         } else if (name == "tls") {
             const std::vector<std::string> args = d.remaining_args();
-            if (args.size() == 1 && args.front() == "internal") {
-                throw d.error(
-                    "tls internal: Spindle makes no certificate by itself; run \"spindle cert "
-                    "DIR\" once and use tls DIR/cert.pem DIR/key.pem");
-            }
             if (args.size() == 1) {
-                throw d.error("tls " + args.front() +
-                              ": Spindle does not obtain certificates (no ACME); give tls CERT "
-                              "KEY");
+                // tls internal: the local CA; tls EMAIL: the ACME CA with that account.
+                no_block(d, "tls");
+                if (args.front() == "internal") {
+                    state.tls = {{"issuer", "internal"}};
+                } else if (args.front().find('@') != std::string::npos) {
+                    state.tls = {{"issuer", "acme"}, {"email", args.front()}};
+                } else {
+                    throw d.error("tls " + args.front() +
+                                  ": give tls CERT KEY, tls internal or tls EMAIL");
+                }
+                mark(pointer + "/tls", at);
+                return;
             }
             if (args.size() != 2) {
                 throw d.arg_error();
@@ -952,6 +1142,8 @@ class adapter {
                 mark(pointer + "/file_server", at);
             } else if (option == "follow_symlinks") {
                 follow_symlinks(d, pointer, state);
+            } else if (option == "x_sendfile") {
+                x_sendfile(d, pointer + "/x_sendfile", state);
             } else if (option == "resolve_root_symlink") {
                 // Without an argument: true, as in FrankenPHP.
                 bool resolve = true;
@@ -971,6 +1163,46 @@ class adapter {
                               " option \"" + option + "\"");
             }
         }
+    }
+
+    // x_sendfile [DIR...] | x_sendfile { root DIR...; accel_redirect PREFIX DIR }: the
+    // directories X-Sendfile may name, and the X-Accel-Redirect prefixes (nginx's internal
+    // locations) with the directory each maps to.
+    void x_sendfile(dispenser& d, const std::string& pointer, site_state& state) {
+        json out = state.x_sendfile.is_null() ? json::object() : state.x_sendfile;
+        mark(pointer, d.current());
+        auto add_roots = [&](std::vector<std::string> dirs) {
+            for (std::string& dir : dirs) {
+                out["root"].push_back(std::move(dir));
+            }
+        };
+        add_roots(d.remaining_args());
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "root") {
+                std::vector<std::string> dirs = d.remaining_args();
+                if (dirs.empty()) {
+                    throw d.arg_error();
+                }
+                add_roots(std::move(dirs));
+                mark(pointer + "/root", at);
+            } else if (option == "accel_redirect") {
+                const std::vector<std::string> args = d.remaining_args();
+                if (args.size() != 2) {
+                    throw d.error("accel_redirect: use accel_redirect /PREFIX/ DIRECTORY");
+                }
+                mark(pointer + "/accel_redirect/" + std::to_string(out["accel_redirect"].size()),
+                     at);
+                out["accel_redirect"].push_back({{"prefix", args[0]}, {"root", args[1]}});
+            } else {
+                throw d.error("unknown x_sendfile option \"" + option + "\"");
+            }
+        }
+        if (out.empty()) {
+            throw d.error("x_sendfile: give the directories it may send from");
+        }
+        state.x_sendfile = std::move(out);
     }
 
     // follow_symlinks, in php_server, php or file_server: a Spindle option (Caddy always follows
@@ -1201,8 +1433,9 @@ class adapter {
     std::string file_;
     std::uint16_t http_port_ = 80;
     std::uint16_t https_port_ = 443;
-    bool https_redirects_ = true;      ///< auto_https neither off nor disable_redirects
-    bool php_before_respond_ = false;  ///< `order php_server before respond`
+    bool https_redirects_ = true;         ///< auto_https neither off nor disable_redirects
+    bool automatic_certificates_ = true;  ///< auto_https neither off nor disable_certs
+    bool php_before_respond_ = false;     ///< `order php_server before respond`
     std::vector<std::string> default_bind_;
 };
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/ip_ranges.hpp"
 #include "config/listen_address.hpp"
 #include "config/units.hpp"
 #include "config/watch_pattern.hpp"
@@ -206,8 +207,8 @@ class document_reader {
 
     worker_config worker(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"file", "num", "name", "env", "match", "max_requests", "max_consecutive_failures",
-                "watch"});
+               {"file", "num", "name", "env", "match", "max_requests", "max_memory",
+                "max_consecutive_failures", "watch"});
         worker_config w;
         w.origin = where(pointer);
         if (!value.contains("file")) {
@@ -238,6 +239,9 @@ class document_reader {
         if (value.contains("max_requests")) {
             w.max_requests = integer(value["max_requests"], child(pointer, "max_requests"), 0,
                                      std::numeric_limits<std::uint32_t>::max());
+        }
+        if (value.contains("max_memory")) {
+            w.max_memory = size(value["max_memory"], child(pointer, "max_memory"));
         }
         if (value.contains("max_consecutive_failures")) {
             const json& failures = value["max_consecutive_failures"];
@@ -469,6 +473,51 @@ class document_reader {
         return out;
     }
 
+    x_sendfile_config x_sendfile(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"root", "accel_redirect"});
+        x_sendfile_config out;
+        out.origin = where(pointer);
+        if (value.contains("root")) {
+            out.roots = strings(value["root"], child(pointer, "root"));
+            for (const std::string& root : out.roots) {
+                if (root.empty()) {
+                    fail(child(pointer, "root"), "a directory is empty");
+                }
+            }
+        }
+        if (value.contains("accel_redirect")) {
+            const std::string at = child(pointer, "accel_redirect");
+            if (!value["accel_redirect"].is_array()) {
+                fail(at, "must be an array of {\"prefix\", \"root\"} objects");
+            }
+            for (std::size_t i = 0; i < value["accel_redirect"].size(); ++i) {
+                const json& entry = value["accel_redirect"][i];
+                const std::string entry_at = child(at, i);
+                object(entry, entry_at, {"prefix", "root"});
+                if (!entry.contains("prefix") || !entry.contains("root")) {
+                    fail(entry_at, "needs a \"prefix\" and a \"root\"");
+                }
+                accel_mapping mapping{string(entry["prefix"], child(entry_at, "prefix")),
+                                      string(entry["root"], child(entry_at, "root"))};
+                if (!mapping.prefix.starts_with('/')) {
+                    fail(child(entry_at, "prefix"),
+                         "\"" + mapping.prefix + "\" must be a URL path starting with '/'");
+                }
+                if (!mapping.prefix.ends_with('/')) {
+                    mapping.prefix.push_back('/');
+                }
+                if (mapping.root.empty()) {
+                    fail(child(entry_at, "root"), "the directory is empty");
+                }
+                out.accel_redirect.push_back(std::move(mapping));
+            }
+        }
+        if (out.roots.empty() && out.accel_redirect.empty()) {
+            fail(pointer, "needs a \"root\" or an \"accel_redirect\" mapping");
+        }
+        return out;
+    }
+
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
                {"listen",
@@ -489,6 +538,7 @@ class document_reader {
                 "resolve_root_symlink",
                 "access_log",
                 "encode",
+                "x_sendfile",
                 "tls",
                 "redirect_to_https"});
         site_config s;
@@ -586,6 +636,9 @@ class document_reader {
                 s.headers.push_back(header(value["headers"][i], child(at, i)));
             }
         }
+        if (value.contains("x_sendfile")) {
+            s.x_sendfile = x_sendfile(value["x_sendfile"], child(pointer, "x_sendfile"));
+        }
         if (value.contains("respond")) {
             const std::string at = child(pointer, "respond");
             if (!value["respond"].is_array()) {
@@ -626,18 +679,44 @@ class document_reader {
                                            [](const listen_address& a) { return a.tls; });
         if (value.contains("tls")) {
             const std::string at = child(pointer, "tls");
-            object(value["tls"], at, {"certificate", "key"});
+            object(value["tls"], at, {"certificate", "key", "issuer", "email"});
             tls_config tls;
             tls.origin = where(at);
-            for (auto [key, file] :
-                 {std::pair<const char*, std::string*>{"certificate", &tls.certificate},
-                  {"key", &tls.key}}) {
-                if (!value["tls"].contains(key)) {
-                    fail(at, std::string("tls needs \"") + key + "\" (a PEM file)");
+            const json& node = value["tls"];
+            if (node.contains("issuer")) {
+                // A certificate Spindle obtains (acme) or makes (internal) for the site's hosts.
+                const std::string issuer = string(node["issuer"], child(at, "issuer"));
+                if (issuer == "acme") {
+                    tls.from = tls_config::source::acme;
+                } else if (issuer == "internal") {
+                    tls.from = tls_config::source::internal;
+                } else {
+                    fail(child(at, "issuer"), "\"" + issuer + "\": use \"acme\" or \"internal\"");
                 }
-                *file = string(value["tls"][key], child(at, key));
-                if (file->empty()) {
-                    fail(child(at, key), "empty file name");
+                if (node.contains("certificate") || node.contains("key")) {
+                    fail(at, "\"issuer\" and certificate files exclude each other");
+                }
+                if (node.contains("email")) {
+                    tls.email = string(node["email"], child(at, "email"));
+                }
+                if (s.hosts.empty()) {
+                    fail(at, "a managed certificate needs the site's \"hosts\" (its names)");
+                }
+            } else {
+                if (node.contains("email")) {
+                    fail(child(at, "email"), "\"email\" goes with \"issuer\": \"acme\"");
+                }
+                for (auto [key, file] :
+                     {std::pair<const char*, std::string*>{"certificate", &tls.certificate},
+                      {"key", &tls.key}}) {
+                    if (!node.contains(key)) {
+                        fail(at, std::string("tls needs \"") + key +
+                                     "\" (a PEM file), or \"issuer\": \"acme\"");
+                    }
+                    *file = string(node[key], child(at, key));
+                    if (file->empty()) {
+                        fail(child(at, key), "empty file name");
+                    }
                 }
             }
             if (!has_https) {
@@ -647,7 +726,7 @@ class document_reader {
         } else if (has_https) {
             fail(child(pointer, "listen"),
                  "https:// addresses need the site's certificate: add \"tls\": "
-                 "{\"certificate\": FILE, \"key\": FILE} (spindle cert makes a local one)");
+                 "{\"certificate\": FILE, \"key\": FILE} or {\"issuer\": \"acme\"}");
         }
         if (value.contains("redirect_to_https")) {
             const std::string at = child(pointer, "redirect_to_https");
@@ -672,11 +751,54 @@ class document_reader {
         }
     }
 
+    // "acme": {"ca", "email", "trusted_roots_pem_files"} (Caddy's ACME issuer names) and
+    // "storage": {"module": "file_system", "root"} (Caddy's storage).
+    void automation(const json& document, server_config& config) const {
+        automation_config& a = config.automation;
+        if (document.contains("acme")) {
+            const json& node = document["acme"];
+            object(node, "/acme", {"ca", "email", "trusted_roots_pem_files"});
+            a.origin = where("/acme");
+            if (node.contains("ca")) {
+                a.ca = string(node["ca"], "/acme/ca");
+                if (!a.ca.starts_with("https://")) {
+                    fail("/acme/ca", "\"" + a.ca + "\": the CA's directory is an https:// URL");
+                }
+            }
+            if (node.contains("email")) {
+                a.email = string(node["email"], "/acme/email");
+            }
+            if (node.contains("trusted_roots_pem_files")) {
+                a.trusted_roots =
+                    strings(node["trusted_roots_pem_files"], "/acme/trusted_roots_pem_files");
+            }
+        }
+        if (document.contains("storage")) {
+            const json& node = document["storage"];
+            object(node, "/storage", {"module", "root"});
+            if (string(node.value("module", json("file_system")), "/storage/module") !=
+                "file_system") {
+                fail("/storage/module", "only \"file_system\" storage is supported");
+            }
+            if (!node.contains("root")) {
+                fail("/storage", "storage needs \"root\" (a directory)");
+            }
+            a.storage = string(node["root"], "/storage/root");
+        }
+    }
+
     void http(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer,
                {"io_threads", "max_connections", "max_header_size", "max_body_size",
                 "body_memory_size", "response_memory_size", "response_memory_total",
-                "max_response_file_size", "min_write_rate", "timeouts"});
+                "max_response_file_size", "min_write_rate", "timeouts", "trusted_proxies",
+                "trusted_proxies_strict", "trusted_proxies_unix", "trusted_proxies_host",
+                "client_ip_headers", "listener_wrappers"});
+        trusted_proxies(value, pointer, config.trusted_proxies);
+        if (value.contains("listener_wrappers")) {
+            config.proxy_protocol =
+                listener_wrappers(value["listener_wrappers"], child(pointer, "listener_wrappers"));
+        }
         http_limits& limits = config.limits;
         if (value.contains("io_threads")) {
             config.io_threads = integer(value["io_threads"], child(pointer, "io_threads"), 1, 1024);
@@ -726,10 +848,118 @@ class document_reader {
         }
     }
 
+    std::vector<std::string> ip_ranges(const json& value, const std::string& pointer) const {
+        std::vector<std::string> ranges = strings(value, pointer);
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+            try {
+                parse_ip_range(ranges[i]);
+            } catch (const std::invalid_argument& e) {
+                fail(child(pointer, i), e.what());
+            }
+        }
+        return ranges;
+    }
+
+    // Caddy's server options of the same names (modules/caddyhttp/app.go, server.go).
+    void trusted_proxies(const json& http, const std::string& pointer,
+                         trusted_proxies_config& out) const {
+        if (http.contains("trusted_proxies")) {
+            const std::string at = child(pointer, "trusted_proxies");
+            const json& source = object(http["trusted_proxies"], at, {"source", "ranges"});
+            if (!source.contains("source") ||
+                string(source["source"], child(at, "source")) != "static") {
+                fail(child(at, "source"), "must be \"static\" (the only source Spindle has)");
+            }
+            if (source.contains("ranges")) {
+                out.ranges = ip_ranges(source["ranges"], child(at, "ranges"));
+            }
+        }
+        if (http.contains("trusted_proxies_strict")) {
+            // Caddy writes it as an integer (1); a boolean reads as well.
+            const json& strict = http["trusted_proxies_strict"];
+            out.strict = strict.is_boolean()
+                             ? strict.get<bool>()
+                             : integer(strict, child(pointer, "trusted_proxies_strict"), 0, 1) == 1;
+        }
+        if (http.contains("trusted_proxies_unix")) {
+            out.trust_unix =
+                boolean(http["trusted_proxies_unix"], child(pointer, "trusted_proxies_unix"));
+        }
+        if (http.contains("trusted_proxies_host")) {
+            out.use_host =
+                boolean(http["trusted_proxies_host"], child(pointer, "trusted_proxies_host"));
+        }
+        if (http.contains("client_ip_headers")) {
+            const std::string at = child(pointer, "client_ip_headers");
+            out.client_ip_headers = strings(http["client_ip_headers"], at);
+            for (std::size_t i = 0; i < out.client_ip_headers.size(); ++i) {
+                if (!is_header_name(out.client_ip_headers[i])) {
+                    fail(child(at, i),
+                         printable(out.client_ip_headers[i]) + " is not a header name");
+                }
+            }
+        }
+    }
+
+    // Caddy's listener_wrappers: proxy_protocol (caddyhttp/proxyprotocol) and tls, the place
+    // of TLS in the chain, which Spindle always has after the PROXY header.
+    std::optional<proxy_protocol_config> listener_wrappers(const json& value,
+                                                           const std::string& pointer) const {
+        if (!value.is_array()) {
+            fail(pointer, "must be an array of wrappers");
+        }
+        std::optional<proxy_protocol_config> result;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const std::string at = child(pointer, i);
+            const json& wrapper = value[i];
+            if (!wrapper.is_object() || !wrapper.contains("wrapper")) {
+                fail(at, "must be an object with \"wrapper\": \"proxy_protocol\" or \"tls\"");
+            }
+            const std::string name = string(wrapper["wrapper"], child(at, "wrapper"));
+            if (name == "tls") {
+                object(wrapper, at, {"wrapper"});
+                continue;
+            }
+            if (name != "proxy_protocol") {
+                fail(child(at, "wrapper"), "unknown listener wrapper " + printable(name) +
+                                               " (use proxy_protocol or tls)");
+            }
+            if (result) {
+                fail(at, "proxy_protocol is given twice");
+            }
+            object(wrapper, at, {"wrapper", "timeout", "allow", "deny", "fallback_policy"});
+            proxy_protocol_config& pp = result.emplace();
+            if (wrapper.contains("timeout")) {
+                pp.timeout = duration(wrapper["timeout"], child(at, "timeout"));
+                if (pp.timeout.count() <= 0) {
+                    fail(child(at, "timeout"), "must be above 0");
+                }
+            }
+            if (wrapper.contains("allow")) {
+                pp.allow = ip_ranges(wrapper["allow"], child(at, "allow"));
+            }
+            if (wrapper.contains("deny")) {
+                pp.deny = ip_ranges(wrapper["deny"], child(at, "deny"));
+            }
+            if (wrapper.contains("fallback_policy")) {
+                pp.fallback_policy =
+                    string(wrapper["fallback_policy"], child(at, "fallback_policy"));
+                const std::string& policy = pp.fallback_policy;
+                if (policy != "ignore" && policy != "use" && policy != "reject" &&
+                    policy != "require" && policy != "skip") {
+                    fail(child(at, "fallback_policy"),
+                         "unknown policy " + printable(policy) +
+                             " (use ignore, use, reject, require or skip)");
+                }
+            }
+        }
+        return result;
+    }
+
     void php(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer,
-               {"num_threads", "max_wait_time", "max_queue", "max_requests", "ini_file", "ini",
-                "workers", "worker_restart_grace"});
+               {"num_threads", "max_wait_time", "max_queue", "max_requests", "max_memory",
+                "ini_file", "ini", "workers", "worker_restart_grace"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
@@ -745,6 +975,9 @@ class document_reader {
         if (value.contains("max_requests")) {
             config.max_requests =
                 integer(value["max_requests"], child(pointer, "max_requests"), 0, 1'000'000'000);
+        }
+        if (value.contains("max_memory")) {
+            config.max_memory = size(value["max_memory"], child(pointer, "max_memory"));
         }
         if (value.contains("ini_file")) {
             config.php_ini_file = string(value["ini_file"], child(pointer, "ini_file"));
@@ -837,7 +1070,9 @@ config_error located_error(const source_location& where, const std::string& mess
 server_config config_from_json(const json& document, const std::string& file,
                                const source_map& sources) {
     const document_reader reader(file, sources);
-    reader.object(document, "", {"admin", "log", "grace_period", "http", "php", "env", "sites"});
+    reader.object(
+        document, "",
+        {"admin", "log", "grace_period", "http", "php", "env", "sites", "acme", "storage"});
     server_config config;
     if (document.contains("admin")) {
         config.admin = reader.admin(document["admin"], "/admin");
@@ -858,6 +1093,7 @@ server_config config_from_json(const json& document, const std::string& file,
     if (document.contains("env")) {
         config.env = reader.env(document["env"], "/env");
     }
+    reader.automation(document, config);
     if (!document.contains("sites") || !document["sites"].is_array() || document["sites"].empty()) {
         reader.fail("/sites", "the configuration has no site (\"sites\": [{...}])");
     }

@@ -529,6 +529,9 @@ void engine::run_script(request& req, const std::function<void()>& response_done
     leave_session_save_handler();
     php_request_shutdown(nullptr);
     spindle_leave_script_directory();
+    // What the request leaves behind: the request's memory is gone, the memory manager's
+    // cached chunks are not (max_memory decides on this).
+    ctx.last_memory.held = zend_memory_usage(true);
 
     complete_response(ctx, failed);
     ctx.response_done = nullptr;

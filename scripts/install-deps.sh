@@ -38,7 +38,8 @@ test_packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml;
   # python3-brotli and python3-zstandard decode compressed responses (tests/integration/test_encode.py);
-  # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py)
+  # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py), and
+  # the PROXY protocol v1/v2 sender (tests/integration/test_proxy_protocol.py)
   python3 python3-pytest python3-yaml python3-brotli python3-zstandard wrk procps haproxy
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
@@ -46,6 +47,9 @@ test_packages=(
   postgresql redis-server slowhttptest
   # tests/integration/test_systemd.py checks the unit file with systemd-analyze
   systemd
+  # the ACME test CA (pebble) and its DNS stub (pebble-challtestsrv) that
+  # tests/integration/test_acme.py obtains certificates from
+  pebble
   # the admin status page's test (tests/integration/test_admin.py) drives a headless Chromium
   chromium chromium-driver python3-selenium
 )

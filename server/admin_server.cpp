@@ -279,7 +279,8 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
                 "text/plain; version=0.0.4; charset=utf-8",
                 metrics_text(context_.pool, context_.metrics.read(),
                              context_.connections.load(std::memory_order_relaxed),
-                             read_process_sample()),
+                             read_process_sample()) +
+                    certificate_metrics_text(context_.certificates),
                 {}};
     }
     if (path == "/threads") {

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "acme/certificate_manager.hpp"
+#include "sapi/engine.hpp"
 #include "server/prometheus_writer.hpp"
 #include "worker/pool.hpp"
 
@@ -148,7 +150,13 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
                  static_cast<std::uint64_t>(groups[i].queued));
     }
 
-    // Spindle's own.
+    // Spindle's own. The build, as Prometheus exporters name it (`*_build_info`, value 1):
+    // dashboards join it to tell which PHP served a graph.
+    w.family("spindle_build_info", metric_type::gauge,
+             "Spindle and PHP versions of this process (always 1)");
+    w.sample("spindle_build_info",
+             {{"version", SPINDLE_VERSION}, {"php_version", sapi::engine::php_version()}},
+             std::uint64_t{1});
     w.family("spindle_worker_request_duration_seconds", metric_type::histogram,
              "How long worker requests ran on their PHP thread");
     for (std::size_t i = 1; i < groups.size(); ++i) {
@@ -230,6 +238,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         json request = nullptr;
         if (const std::optional<worker::running_request> running = s->running()) {
             request = {{"method", running->method},
+                       {"client", running->client},
                        {"uri", running->uri},
                        {"running_ms",
                         std::chrono::duration<double, std::milli>(running->elapsed).count()}};
@@ -238,6 +247,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         const sapi::memory_use memory = s->memory();
         entry["memory_bytes"] = memory.in_use;
         entry["peak_memory_bytes"] = memory.peak;
+        entry["held_memory_bytes"] = memory.held;
         threads.push_back(std::move(entry));
     }
     json groups = json::array();
@@ -246,6 +256,8 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
             {{"name", pool.group_name(i)}, {"worker", i != 0}, {"queued", pool.queued(i)}});
     }
     json document;
+    document["version"] = SPINDLE_VERSION;
+    document["php_version"] = sapi::engine::php_version();
     document["time"] = now;
     document["ready"] = ready.ready;
     document["reason"] = ready.reason;
@@ -256,6 +268,31 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
     document["threads"] = std::move(threads);
     // Replace bytes that are not UTF-8 (a URI may hold any): dump() would throw on them.
     return document.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+std::string certificate_metrics_text(const acme::certificate_manager* certificates) {
+    if (certificates == nullptr) {
+        return {};
+    }
+    const std::vector<acme::certificate_manager::expiry> expiries = certificates->expiries();
+    prometheus_writer w;
+    w.family("spindle_tls_certificate_expiry_seconds", metric_type::gauge,
+             "Unix time at which a managed certificate expires (renewed a third of its "
+             "lifetime before)");
+    for (const auto& e : expiries) {
+        const auto seconds =
+            std::chrono::duration_cast<std::chrono::seconds>(e.not_after.time_since_epoch());
+        w.sample("spindle_tls_certificate_expiry_seconds", {{"name", e.name}},
+                 static_cast<std::uint64_t>(seconds.count()));
+    }
+    w.family("spindle_tls_certificate_fallback", metric_type::gauge,
+             "1 while a site serves the self-signed stand-in because the CA has not issued its "
+             "certificate yet");
+    for (const auto& e : expiries) {
+        w.sample("spindle_tls_certificate_fallback", {{"name", e.name}},
+                 static_cast<std::uint64_t>(e.is_fallback ? 1 : 0));
+    }
+    return w.text();
 }
 
 }  // namespace spindle::server

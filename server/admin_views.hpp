@@ -10,6 +10,10 @@ namespace spindle::worker {
 class pool;
 }
 
+namespace spindle::acme {
+class certificate_manager;
+}
+
 namespace spindle::server {
 
 /// Whether the server should be sent traffic (GET /readyz), and if not, why.
@@ -28,6 +32,12 @@ readiness check_readiness(const worker::pool& pool, bool draining);
 /// Prometheus text format 0.0.4. Any thread; reads atomics and each group's queue length.
 std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot& http,
                          std::size_t connections, const process_sample& process);
+
+/// The managed certificates' families for GET /metrics: spindle_tls_certificate_expiry_seconds
+/// (Unix time of notAfter) and spindle_tls_certificate_fallback (1 while the self-signed
+/// stand-in is served), one sample per site labelled with its first name. Empty when
+/// `certificates` is null. Any thread.
+std::string certificate_metrics_text(const acme::certificate_manager* certificates);
 
 /// GET /threads: one JSON object per slot (index, group, state, counters, the running
 /// request) and the totals, stamped with `now` (seconds since the Unix epoch) so a poller can

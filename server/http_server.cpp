@@ -10,6 +10,7 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 
+#include "acme/certificate_manager.hpp"
 #include "config/json_config.hpp"
 #include "config/watch_pattern.hpp"
 #include "server/admin_server.hpp"
@@ -102,6 +103,55 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
             context_.sites.push_back(std::move(redirect));
         }
     }
+    // Managed certificates exist (stored, from the local CA, or a self-signed stand-in)
+    // before the listeners load them.
+    std::vector<std::size_t> managed_index(config.sites.size(), 0);
+    {
+        std::vector<acme::managed_site> managed;
+        bool answers_http = false;
+        const config::source_location* first_origin = nullptr;
+        for (std::size_t i = 0; i < config.sites.size(); ++i) {
+            const config::site_config& site = config.sites[i];
+            if (!site.tls || site.tls->from == config::tls_config::source::files) {
+                continue;
+            }
+            managed_index[i] = managed.size();
+            managed.push_back({site.hosts, site.tls->from == config::tls_config::source::internal,
+                               site.tls->email});
+            answers_http = answers_http || !site.redirect_to_https.empty();
+            first_origin = first_origin != nullptr ? first_origin : &site.tls->origin;
+        }
+        if (!managed.empty()) {
+            const config::automation_config& automation = config.automation;
+            acme::manager_options options;
+            options.ca = automation.ca;
+            options.email = automation.email;
+            options.trusted_roots = automation.trusted_roots;
+            options.storage = automation.storage;
+            // HTTP-01 where a plain HTTP listener answers the sites' names (their redirect
+            // addresses on http_port), TLS-ALPN-01 always: every managed site listens on
+            // HTTPS.
+            if (answers_http) {
+                options.challenges.push_back(acme::challenge_type::http_01);
+            }
+            options.challenges.push_back(acme::challenge_type::tls_alpn_01);
+            try {
+                certificates_ = std::make_unique<acme::certificate_manager>(
+                    std::move(options), std::move(managed), [this](const std::string& why) {
+                        // ACME thread: the listeners' sets are rebuilt on the control strand.
+                        net::post(control_, [this, why] { reload_tls("acme: " + why); });
+                    });
+            } catch (const std::runtime_error& e) {
+                throw config::located_error(
+                    automation.origin.file.empty() && automation.origin.pointer.empty()
+                        ? *first_origin
+                        : automation.origin,
+                    e.what());
+            }
+            context_.certificates = certificates_.get();
+            context_.acme_challenges = &certificates_->challenges();
+        }
+    }
     // One listener per distinct address; the sites that list it share it and are told apart
     // by their host names.
     std::vector<config::listen_address> addresses;
@@ -126,7 +176,14 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
             if (lists(site.listen, address)) {
                 listening.push_back(&context_.sites[i]);
                 if (address.tls) {
-                    certificates.push_back({site.hosts, *site.tls});
+                    tls_site_certificate certificate{site.hosts, *site.tls, nullptr};
+                    if (site.tls->from != config::tls_config::source::files) {
+                        certificate.managed = [manager = certificates_.get(),
+                                               index = managed_index[i]] {
+                            return manager->current(index);
+                        };
+                    }
+                    certificates.push_back(std::move(certificate));
                 }
             }
             if (lists(site.redirect_to_https, address)) {
@@ -135,9 +192,10 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
         }
         try {
             // Certificates load here, so a bad file fails start-up at its `tls` setting.
-            auto tls = address.tls
-                           ? std::make_shared<tls_certificate_store>(std::move(certificates))
-                           : nullptr;
+            auto tls = address.tls ? std::make_shared<tls_certificate_store>(
+                                         std::move(certificates),
+                                         certificates_ ? &certificates_->challenges() : nullptr)
+                                   : nullptr;
             if (!address.unix_path.empty()) {
                 listeners_.push_back(std::make_shared<listener>(
                     io_, address.unix_path, address.unix_mode, context_, std::move(listening)));
@@ -212,6 +270,9 @@ void http_server::stop_io() {
 }
 
 void http_server::start() {
+    if (certificates_) {
+        certificates_->start();
+    }
     if (admin_) {
         auto endpoint = admin_->local_endpoint();
         std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
@@ -364,6 +425,12 @@ void http_server::abandon_responses() {
 }
 
 void http_server::check_drained() {
+    // Queued requests whose clients left are not run while the server stops: no one would
+    // take their answers (a slow-read attack can leave hundreds of them behind one worker).
+    if (const std::size_t dropped = context_.pool.drop_abandoned()) {
+        spdlog::get("server")->info("stopping: dropped {} queued request(s) whose client left",
+                                    dropped);
+    }
     auto stats = context_.pool.stats();
     bool idle = stats.busy == 0 && stats.queued == 0 && context_.active_responses.load() == 0;
     if (idle || std::chrono::steady_clock::now() >= drain_deadline_) {

@@ -85,6 +85,9 @@ class http_server {
     // queued when it is destroyed (sessions holding context_) go before context_ does.
     io_threads io_;
     boost::asio::strand<boost::asio::io_context::executor_type> control_;
+    /// Obtains and renews the managed certificates (its own ACME thread); null when no site
+    /// has one. Built before the listeners, whose TLS contexts read its certificates.
+    std::unique_ptr<acme::certificate_manager> certificates_;
     std::vector<std::shared_ptr<listener>> listeners_;
     std::shared_ptr<admin_server> admin_;
     boost::asio::signal_set signals_;

@@ -109,7 +109,7 @@ std::unique_ptr<spdlog::formatter> log_formatter(const std::string& format) {
 // One stderr sink shared by a logger per folder.
 void setup_logging(const std::string& level, const std::string& format) {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
-    for (const char* name : {"server", "worker", "sapi", "php", "config", "access"}) {
+    for (const char* name : {"server", "worker", "sapi", "php", "config", "access", "acme"}) {
         auto logger = std::make_shared<spdlog::logger>(name, sink);
         logger->set_formatter(log_formatter(format));
         logger->set_level(spdlog::level::from_str(level));
@@ -155,7 +155,7 @@ struct assembly {
     std::vector<server::site_context> sites;
 
     assembly(sapi::engine& engine, const config::server_config& config)
-        : classic(engine, config.max_requests) {
+        : classic(engine, {config.max_requests, config.max_memory}) {
         std::size_t worker_threads = 0;
         pool_options.max_queue = config.max_queue;
         pool_options.groups.push_back({"classic", 0, &classic});
@@ -167,7 +167,7 @@ struct assembly {
                                        engine.add_environment(env)};
             worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
                 engine, std::move(script),
-                worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
+                worker::worker_policy{{w.max_requests, w.max_memory}, w.max_consecutive_failures}));
             pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
             worker_threads += w.num;
             // A request `match`ed to a worker outside the root has no URL path of its own:
@@ -210,6 +210,7 @@ struct assembly {
             context.headers = site.headers;
             context.responds = site.responds;
             context.respond_after_php = site.respond_after_php;
+            context.x_sendfile = site.x_sendfile;
             context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
             context.access_log = site.access_log;
             if (site.access_log) {

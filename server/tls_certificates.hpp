@@ -7,9 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include <functional>
+
 #include <boost/asio/ssl/context.hpp>
 
+#include "acme/x509_tools.hpp"
 #include "config/server_config.hpp"
+
+namespace spindle::acme {
+class challenge_store;
+}
 
 namespace spindle::server {
 
@@ -17,6 +24,9 @@ namespace spindle::server {
 struct tls_site_certificate {
     std::vector<std::string> hosts;  ///< lower case, "*.domain" allowed; empty: any host
     config::tls_config files;
+    /// A managed certificate (ACME or the local CA): the PEM pair current now, read at every
+    /// build of the set; null: `files` are read instead.
+    std::function<acme::pem_pair()> managed;
 };
 
 /// The SSL contexts of one TLS listener: one per site certificate, all configured alike
@@ -29,7 +39,9 @@ class tls_certificates {
   public:
     /// Reads every certificate and key. Throws config_error at the `tls` setting of a file that
     /// cannot be read or does not match its key (control thread, or the reload's strand).
-    explicit tls_certificates(const std::vector<tls_site_certificate>& sites);
+    /// `challenges`, when not null, answers TLS-ALPN-01 handshakes (ALPN acme-tls/1).
+    explicit tls_certificates(const std::vector<tls_site_certificate>& sites,
+                              const acme::challenge_store* challenges = nullptr);
     ~tls_certificates();
     tls_certificates(const tls_certificates&) = delete;
     tls_certificates& operator=(const tls_certificates&) = delete;
@@ -45,10 +57,19 @@ class tls_certificates {
 
     /// OpenSSL's servername callback (I/O thread, inside the handshake).
     static int on_server_name(SSL* ssl, int* alert, void* self) noexcept;
+    /// OpenSSL's ClientHello callback, before the servername one: a hello offering
+    /// acme-tls/1 for a name with a pending TLS-ALPN-01 challenge gets the challenge
+    /// certificate (RFC 8737) instead of the site's (I/O thread).
+    static int on_client_hello(SSL* ssl, int* alert, void* self) noexcept;
+    /// OpenSSL's ALPN callback: acme-tls/1 for a challenge handshake, else no protocol
+    /// (HTTP/1.1 only).
+    static int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_length,
+                       const unsigned char* in, unsigned int in_length, void* self) noexcept;
     const entry& select(std::string_view host) const noexcept;
 
     std::vector<entry> entries_;
     std::size_t default_index_ = 0;
+    const acme::challenge_store* challenges_;
 };
 
 /// What a TLS listener hands to each new connection: the current tls_certificates, replaced as
@@ -57,7 +78,8 @@ class tls_certificates {
 class tls_certificate_store {
   public:
     /// Loads the certificates now; throws config_error like tls_certificates.
-    explicit tls_certificate_store(std::vector<tls_site_certificate> sites);
+    explicit tls_certificate_store(std::vector<tls_site_certificate> sites,
+                                   const acme::challenge_store* challenges = nullptr);
 
     /// The set new connections use (any thread).
     std::shared_ptr<const tls_certificates> current() const;
@@ -68,6 +90,7 @@ class tls_certificate_store {
 
   private:
     const std::vector<tls_site_certificate> sites_;
+    const acme::challenge_store* challenges_;
     mutable std::mutex mutex_;
     std::shared_ptr<const tls_certificates> current_;  ///< mutex_
 };

@@ -4,21 +4,16 @@
 import contextlib
 import shutil
 
-import pytest
-
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
-
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None or CHROMEDRIVER is None,
-    reason="needs Debian's chromium and chromium-driver (scripts/install-deps.sh)")
 
 
 @contextlib.contextmanager
 def headless_chromium():
-    """A Chrome WebDriver on a fresh headless Chromium, quit on exit."""
-    webdriver = pytest.importorskip("selenium.webdriver",
-                                    reason="needs python3-selenium (scripts/install-deps.sh)")
+    """A Chrome WebDriver on a fresh headless Chromium, quit on exit. A missing browser is a
+    broken set-up (scripts/install-deps.sh installs them), not a reason to skip."""
+    assert CHROMIUM and CHROMEDRIVER, "needs Debian's chromium and chromium-driver"
+    from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app_client import Client
-from browser import headless_chromium, needs_chromium, severe_console_entries
+from browser import headless_chromium, severe_console_entries
 
 DOKUWIKI = Path("/usr/share/dokuwiki")
 CONFIG = Path("/etc/dokuwiki")
@@ -196,7 +196,6 @@ def template_background():
     return f"rgb({red}, {green}, {blue})"
 
 
-@needs_chromium
 def test_editor_toolbar_works_in_headless_chromium(wiki):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from app_client import Client
-from browser import headless_chromium, needs_chromium, severe_console_entries
+from browser import headless_chromium, severe_console_entries
 
 MEDIAWIKI = Path("/usr/share/mediawiki")
 ADMIN, PASSWORD = "Admin", "Spindle-Admin-Pass-1"
@@ -184,7 +184,6 @@ def test_rest_php_routes_by_path_info(wiki):
         assert client.get(path).status == 404, path
 
 
-@needs_chromium
 def test_js_loader_runs_in_headless_chromium(wiki):
     from selenium.webdriver.support.ui import WebDriverWait
 

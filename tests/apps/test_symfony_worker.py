@@ -2,7 +2,9 @@
 EventDispatcher, ErrorHandler, Twig, Security CSRF; tests/apps/symfony) in worker mode, its
 index.php looping on frankenphp_handle_request() as Symfony Runtime's FrankenPHP runner does:
 routes, Twig autoescaping, a session + CSRF form with redirect and flash, JSON, 404/405, state
-kept by the worker between requests and none leaking between clients."""
+kept by the worker between requests and none leaking between clients; then on real services
+(tests/integration/services.py): sessions in Redis under 16 concurrent clients, and a PostgreSQL
+connection each worker keeps across its requests and across a restart of the database."""
 
 import hashlib
 import re
@@ -15,15 +17,17 @@ from urllib.parse import quote
 import pytest
 
 from http_client import Client
+from services import postgres_server, redis_server  # noqa: F401 (fixtures)
 
 APP = Path(__file__).resolve().parent / "symfony"
 WORKERS = 2
 
 
-def caddyfile(sessions, workers=WORKERS, worker_env=""):
+def caddyfile(sessions, workers=WORKERS, worker_env="", php_ini=""):
     return f"""{{
 	frankenphp {{
 		num_threads {workers + 1}
+		{php_ini}
 	}}
 }}
 http://127.0.0.1:0 {{
@@ -217,16 +221,16 @@ def test_worker_keeps_application_state(app):
     assert sum(len(c) for c in seen.values()) == 40
 
 
-def test_sessions_never_leak_between_clients(app):
-    # Each client keeps its own notes in its session; requests of many clients interleave on
-    # the same two workers. A client without a cookie must never be handed another's session.
-    clients = 8
+def assert_sessions_never_mix(port, clients):
+    """Each client keeps its own notes in its session; requests of many clients interleave on
+    the same workers. A client without a cookie must never be handed another's session.
+    Returns the session ids."""
     rounds = 6
     barrier = threading.Barrier(clients, timeout=30)
 
     def one(index):
         notes = []
-        with Client(app.port) as client:
+        with Client(port) as client:
             anonymous = client.get("/api/notes")
             assert anonymous.json()["notes"] == [], anonymous
             barrier.wait()
@@ -239,13 +243,73 @@ def test_sessions_never_leak_between_clients(app):
                 listed = client.get("/api/notes").json()
                 assert listed == {"notes": notes, "session_id_matches_cookie": True}, index
                 # A request without cookies in between: always a fresh, empty session.
-                with Client(app.port) as stranger:
+                with Client(port) as stranger:
                     assert stranger.get("/api/notes").json()["notes"] == []
             return client.cookie("PHPSESSID")
 
     with ThreadPoolExecutor(max_workers=clients) as pool:
         sessions = list(pool.map(one, range(clients)))
     assert len(set(sessions)) == clients, sessions
+    return sessions
+
+
+def test_sessions_never_leak_between_clients(app):
+    assert_sessions_never_mix(app.port, 8)
+
+
+def with_services(sessions, redis, postgres, workers=WORKERS):
+    """The app's Caddyfile with sessions in Redis and the PostgreSQL connection configured."""
+    return caddyfile(sessions, workers=workers, php_ini="php_ini extension redis",
+                     worker_env=f'env APP_REDIS_PORT {redis.port}\n'
+                                f'\t\t\tenv APP_DATABASE_DSN "{postgres.dsn()}"')
+
+
+def test_sessions_in_redis_never_mix_under_16_clients(spindle_run, sessions, redis_server,
+                                                      postgres_server):
+    server = spindle_run(with_services(sessions, redis_server, postgres_server))
+    ids = assert_sessions_never_mix(server.port, 16)
+    # They were kept in Redis (Symfony's RedisSessionHandler, one connection per worker), not
+    # in files.
+    for session_id in ids:
+        assert "client-" in redis_server.query("GET", f"sf_s{session_id}"), session_id
+    assert list(sessions.iterdir()) == []
+    server.kept_fds = WORKERS
+
+
+def test_database_connection_kept_by_each_worker_survives_a_restart(
+        spindle_run, sessions, redis_server, postgres_server):
+    workers = 3
+    server = spindle_run(with_services(sessions, redis_server, postgres_server, workers))
+    server.kept_fds = 2 * workers  # each worker's Redis and PostgreSQL connections
+
+    def visit_all(prefix, count=60):
+        def one(index):
+            with Client(server.port) as client:
+                response = client.get(f"/db/visit?tag={prefix}{index}")
+                assert response.status == 200, response
+                return response.json()
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            visits = list(pool.map(one, range(count)))
+        assert [v["tag"] for v in visits] == [f"{prefix}{i}" for i in range(count)]
+        return visits
+
+    with Client(server.port) as client:
+        assert client.get("/db/visit?setup=1&tag=setup").status == 200
+    before = visit_all("before")
+    connections = {v["pid"] for v in before}
+    assert 1 <= len(connections) <= workers, "each worker keeps one connection"
+    assert not any(v["reconnected"] for v in before)
+
+    postgres_server.restart()
+    after = visit_all("after")
+    # Each worker's first request after the restart found its connection gone and opened a new
+    # one before using it; no request failed.
+    assert 1 <= sum(v["reconnected"] for v in after) <= workers
+    assert not {v["pid"] for v in after} & connections
+    later = visit_all("later")
+    assert not any(v["reconnected"] for v in later)
+    assert len({v["pid"] for v in later}) <= workers
 
 
 def test_worker_script_that_ends_is_started_again(spindle_run, sessions):

@@ -10,12 +10,16 @@ import shutil
 from pathlib import Path
 
 WORDPRESS = Path("/usr/share/wordpress")
+DROP_INS = Path(__file__).resolve().parent / "wordpress"
 THEME = "twentytwentythree"
 CONFIG_DIR = Path("/etc/wordpress")
 
 
 class WordPressSite:
-    def __init__(self, base, mariadb):
+    """`object_cache`: the site gets the APCu object-cache drop-in of tests/apps/wordpress
+    (keys salted with the site's name) and the server loads APCu."""
+
+    def __init__(self, base, mariadb, object_cache=False):
         self.base = Path(base)
         self.name = "spindle-test-" + secrets.token_hex(6)
         self.content_root = self.base / "content"  # holds wp-content, the /wp-content root
@@ -27,6 +31,7 @@ class WordPressSite:
         self.mariadb = mariadb
         self.database = self.name.replace("-", "_")
         self.db_password = secrets.token_hex(12)
+        self.object_cache = object_cache
 
     def create(self):
         if not (WORDPRESS / "wp-settings.php").is_file():
@@ -38,6 +43,8 @@ class WordPressSite:
         (self.content / "themes" / THEME).symlink_to(WORDPRESS / "wp-content/themes" / THEME)
         self.sendmail.write_text(f"#!/bin/sh\ncat >> '{self.mailbox}'\n")
         self.sendmail.chmod(0o755)
+        if self.object_cache:
+            shutil.copy(DROP_INS / "object-cache.php", self.content / "object-cache.php")
         self.mariadb.create_database(self.database, self.database, self.db_password)
         salts = "".join(f"define('{key}', '{secrets.token_hex(32)}');\n" for key in (
             "AUTH_KEY", "SECURE_AUTH_KEY", "LOGGED_IN_KEY", "NONCE_KEY", "AUTH_SALT",
@@ -54,6 +61,7 @@ define('WP_CONTENT_DIR', '{self.content}');
 define('WP_HTTP_BLOCK_EXTERNAL', true);
 define('AUTOMATIC_UPDATER_DISABLED', true);
 define('DISABLE_WP_CRON', true);
+define('WP_CACHE_KEY_SALT', '{self.name}');
 {salts}""")
         os.chmod(self.config_file, 0o640)
         return self
@@ -74,6 +82,7 @@ define('DISABLE_WP_CRON', true);
 		php_ini upload_max_filesize 16M
 		php_ini post_max_size 16M
 		php_ini sendmail_path {self.sendmail}
+		{"php_ini extension apcu" if self.object_cache else ""}
 	}}
 }}
 http://127.0.0.1:0 {{

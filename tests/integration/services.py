@@ -107,6 +107,41 @@ class Redis(Service):
         return [program("redis-server", "redis-server"), "--bind", "127.0.0.1", "--port",
                 str(self.port), "--save", "", "--appendonly", "no", "--dir", str(self.base)]
 
+    def query(self, *args, database=0):
+        """One Redis command in `database` over its own connection, as the test's view of what
+        the app stored: bulk strings and integers come back as str and int, arrays as lists."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
+            sock.sendall(encode_command("SELECT", database) + encode_command(*args))
+            replies = sock.makefile("rb")
+            read_reply(replies)
+            return read_reply(replies)
+
+
+def encode_command(*args):
+    parts = [f"*{len(args)}\r\n".encode()]
+    for arg in args:
+        data = str(arg).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+def read_reply(stream):
+    """One RESP reply from `stream`."""
+    line = stream.readline().rstrip(b"\r\n")
+    kind, rest = line[:1], line[1:]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        raise AssertionError(f"Redis error: {rest.decode()}")
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        size = int(rest)
+        return None if size < 0 else stream.read(size + 2)[:-2].decode(errors="replace")
+    if kind == b"*":
+        return [read_reply(stream) for _ in range(int(rest))]
+    raise AssertionError(f"unexpected Redis reply {line!r}")
+
 
 class PostgreSQL(Service):
     """A cluster of its own (initdb, trust authentication on 127.0.0.1 only); `restart()`

@@ -417,10 +417,9 @@ def run_cli(binary, *args, cwd=None):
 
 
 @pytest.mark.parametrize("site, message", [
-    ("https://a.test {\n\trespond hi\n}\n",
-     r"Caddyfile:1: site address \"https://a.test\": Spindle does not obtain certificates"),
-    ("a.test {\n\ttls internal\n}\n", r"Caddyfile:2: tls internal: .*spindle cert"),
-    ("a.test {\n\ttls me@example.com\n}\n", r"Caddyfile:2: tls me@example.com: .*no ACME"),
+    ("{\n\tauto_https off\n}\nhttps://a.test {\n\trespond hi\n}\n",
+     r"Caddyfile:4: site address \"https://a.test\": auto_https is off"),
+    ("a.test {\n\ttls me\n}\n", r"Caddyfile:2: tls me: give tls CERT KEY, tls internal or tls EMAIL"),
     ("a.test {\n\ttls /nonexistent/c.pem /nonexistent/k.pem\n\trespond hi\n}\n",
      r"Caddyfile:2: TLS file /nonexistent/c.pem does not exist"),
     ("http://a.test, https://a.test {\n\ttls c k\n}\n",

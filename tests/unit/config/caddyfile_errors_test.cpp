@@ -93,6 +93,21 @@ TEST(CaddyfileErrors, CertificateOptionsAreAcceptedWithAWarningAtTheirLine) {
     EXPECT_FALSE(adapted.document.contains("tls"));
 }
 
+TEST(CaddyfileErrors, BadXSendfile) {
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile\n\t}\n")),
+              "Caddyfile:3: x_sendfile: give the directories it may send from");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect /p/\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: accel_redirect: use accel_redirect /PREFIX/ DIRECTORY");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\tsendfile_root /a\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown x_sendfile option \"sendfile_root\"");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect p/ /a\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: /sites/0/x_sendfile/accel_redirect/0/prefix: \"p/\" must be a URL path "
+              "starting with '/'");
+}
+
 TEST(CaddyfileErrors, UnknownFrankenphpOption) {
     EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tnum_thread 4\n\t}\n")),
               "Caddyfile:3: unknown frankenphp option \"num_thread\"");
@@ -289,9 +304,9 @@ TEST(CaddyfileErrors, BadPortInSiteAddress) {
 }
 
 TEST(CaddyfileErrors, HttpsNeedsACertificateAndOtherSchemesAreRefused) {
-    EXPECT_EQ(error_of("https://example.test {\n\tphp_server\n}\n"),
-              "Caddyfile:1: site address \"https://example.test\": Spindle does not obtain "
-              "certificates; add \"tls CERT KEY\" (spindle cert makes a local one)");
+    EXPECT_EQ(error_of("{\n\tauto_https off\n}\nhttps://example.test {\n\tphp_server\n}\n"),
+              "Caddyfile:4: site address \"https://example.test\": auto_https is off; add \"tls "
+              "CERT KEY\", \"tls internal\" or \"tls EMAIL\"");
     EXPECT_EQ(error_of("http://a.test, a.test {\n\ttls c.pem k.pem\n\tphp_server\n}\n"),
               "Caddyfile:1: site address \"http://a.test\": an http:// address cannot share a "
               "block with tls or https://; give it its own block");
@@ -372,12 +387,14 @@ TEST(CaddyfileErrors, EncodeValuesAreReadIntoTheModel) {
 }
 
 TEST(CaddyfileErrors, TlsTakesACertificateAndKey) {
+    EXPECT_EQ(error_of(site("\ttls ops\n\tphp_server\n")),
+              "Caddyfile:2: tls ops: give tls CERT KEY, tls internal or tls EMAIL");
+    // A managed certificate is for the names of the site address.
     EXPECT_EQ(error_of(site("\ttls internal\n\tphp_server\n")),
-              "Caddyfile:2: tls internal: Spindle makes no certificate by itself; run \"spindle "
-              "cert DIR\" once and use tls DIR/cert.pem DIR/key.pem");
-    EXPECT_EQ(error_of(site("\ttls ops@example.test\n\tphp_server\n")),
-              "Caddyfile:2: tls ops@example.test: Spindle does not obtain certificates (no "
-              "ACME); give tls CERT KEY");
+              "Caddyfile:1: site address \":8080\": a managed certificate (tls internal or "
+              "EMAIL) needs host names in the site address");
+    EXPECT_EQ(error_of("{\n\tstorage redis\n}\na.test {\n\tphp_server\n}\n"),
+              "Caddyfile:2: storage redis: only file_system is supported");
     EXPECT_EQ(error_of(site("\ttls a b c\n\tphp_server\n")),
               "Caddyfile:2: wrong argument count or unexpected line ending after 'c'");
     EXPECT_EQ(error_of(site("\ttls c.pem k.pem {\n\t\tprotocols tls1.3\n\t}\n\tphp_server\n")),
@@ -580,6 +597,24 @@ TEST_F(CaddyfileResolveErrors, MissingWorkerFileNamesTheWorkerLine) {
               "Caddyfile:3: worker file gone.php does not exist");
 }
 
+TEST_F(CaddyfileResolveErrors, MissingXSendfileDirectoryNamesTheLine) {
+    EXPECT_EQ(
+        resolve_error(":8080 {\n\troot * " + path("public") +
+                      "\n\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect /p/ " +
+                      path("missing") + "\n\t\t}\n\t}\n}\n"),
+        "Caddyfile:4: x_sendfile directory " + path("missing") + " is not a readable directory");
+}
+
+TEST_F(CaddyfileResolveErrors, XSendfileDirectoriesAreMadeCanonical) {
+    server_config config =
+        load(":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\tx_sendfile " +
+             path("public/../public") + "\n\t}\n}\n");
+    resolve_config(config, 4);
+    ASSERT_TRUE(config.sites[0].x_sendfile);
+    EXPECT_EQ(config.sites[0].x_sendfile->roots,
+              std::vector<std::string>{fs::canonical(path("public")).string()});
+}
+
 TEST_F(CaddyfileResolveErrors, TwoSitesForTheSameHostAndPort) {
     const std::string root = path("public");
     EXPECT_EQ(resolve_error("a.test:8080 {\n\troot * " + root + "\n\tphp_server\n}\n" +
@@ -646,6 +681,35 @@ TEST_F(CaddyfileResolveErrors, AValidFileResolves) {
     // A relative worker file not found from the current directory is looked up under the root.
     EXPECT_EQ(config.sites[0].workers.at(0).file, path("worker.php"));
     EXPECT_EQ(config.num_threads, 8u);
+}
+
+}  // namespace
+}  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+TEST(CaddyfileErrors, TrustedProxiesAndProxyProtocol) {
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies static 10.0.0.0/8 nope\n\t}\n")),
+              "Caddyfile:3: \"nope\" is not an IP range: expected an address such as "
+              "10.0.0.0/8 or fd00::/8");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies cloudflare\n\t}\n")),
+              "Caddyfile:3: trusted_proxies: source \"cloudflare\" is not supported (use static)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies static\n\t}\n")),
+              "Caddyfile:3: trusted_proxies static: give CIDR ranges or private_ranges");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies_strict on\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'on'");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\thttp_redirect\n"
+                              "\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown listener wrapper \"http_redirect\" (use proxy_protocol or "
+              "tls)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\tproxy_protocol {\n"
+                              "\t\t\t\tfallback_policy maybe\n\t\t\t}\n\t\t}\n\t}\n")),
+              "Caddyfile:5: fallback_policy: unknown policy \"maybe\" (use ignore, use, reject, "
+              "require or skip)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\tproxy_protocol {\n"
+                              "\t\t\t\tallow 10.0.0.0/99\n\t\t\t}\n\t\t}\n\t}\n")),
+              "Caddyfile:5: \"10.0.0.0/99\" is not an IP range: the prefix length is above 32");
 }
 
 }  // namespace

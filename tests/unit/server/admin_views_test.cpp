@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "sapi/engine.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -73,6 +74,7 @@ worker::job make_job(std::string method, std::string uri) {
     auto r = std::make_shared<sapi::request>();
     r->method = std::move(method);
     r->uri = std::move(uri);
+    r->remote_addr = "203.0.113.5";
     return r;
 }
 
@@ -151,10 +153,15 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
     EXPECT_EQ(samples.at("spindle_connections"), 7);
     EXPECT_EQ(samples.at("process_resident_memory_bytes"), 4096);
     EXPECT_EQ(samples.count("process_cpu_seconds_total"), 0u);  // not read: left out
+    EXPECT_EQ(samples.at(std::string("spindle_build_info{version=\"") + SPINDLE_VERSION +
+                         "\",php_version=\"" + sapi::engine::php_version() + "\"}"),
+              1);
 
-    // The running requests show in /threads with their method and URI.
+    // The running requests show in /threads with their method, client and URI.
     const auto document = nlohmann::json::parse(threads_json(p, false, 12.5));
     EXPECT_EQ(document["time"], 12.5);
+    EXPECT_EQ(document["version"], SPINDLE_VERSION);
+    EXPECT_EQ(document["php_version"], sapi::engine::php_version());
     EXPECT_EQ(document["ready"], true);
     EXPECT_EQ(document["total"], 3);
     EXPECT_EQ(document["busy"], 2);
@@ -164,6 +171,7 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
     EXPECT_EQ(document["threads"][0]["state"], "busy");
     EXPECT_EQ(document["threads"][0]["request"]["method"], "GET");
     EXPECT_EQ(document["threads"][0]["request"]["uri"], "/c");
+    EXPECT_EQ(document["threads"][0]["request"]["client"], "203.0.113.5");
     EXPECT_GE(document["threads"][0]["request"]["running_ms"].get<double>(), 0.0);
     EXPECT_EQ(document["threads"][1]["group"], "app");
     EXPECT_EQ(document["threads"][1]["boots"], 1);

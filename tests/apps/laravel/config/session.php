@@ -1,7 +1,9 @@
 <?php
 
 return [
-    'driver' => 'file',
+    'driver' => env('SESSION_DRIVER', 'file'),
+    // The Redis connection (config/database.php) of the redis driver.
+    'connection' => env('SESSION_CONNECTION', 'default'),
     'lifetime' => 120,
     'expire_on_close' => false,
     'encrypt' => false,

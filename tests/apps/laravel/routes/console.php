@@ -1,7 +1,9 @@
 <?php
 // Closure commands, as the skeleton's routes/console.php defines them.
 
+use Illuminate\Database\Schema\Blueprint;
 use Illuminate\Support\Facades\Artisan;
+use Illuminate\Support\Facades\Schema;
 
 // Asks on the terminal (Symfony's QuestionHelper reads the STDIN constant) unless the name is
 // given; --shout and the exit status come back through the console.
@@ -15,3 +17,15 @@ Artisan::command('greet {name?} {--shout}', function (?string $name = null) {
     $this->info($this->option('shout') ? strtoupper($line) : $line);
     return 0;
 })->purpose('Greet someone');
+
+// The board's table, made as a migration would make it.
+Artisan::command('board:install', function () {
+    Schema::dropIfExists('board_posts');
+    Schema::create('board_posts', function (Blueprint $table) {
+        $table->id();
+        $table->string('author', 40)->index();
+        $table->string('title', 80);
+        $table->timestamps();
+    });
+    $this->info('board_posts created');
+})->purpose('Create the board table');

@@ -2,6 +2,7 @@
 // What the test drives: pages, a form with validation, JSON in and out, cookies, uploads,
 // downloads, streamed output and the framework's own error responses.
 
+use App\Http\Controllers\BoardController;
 use App\Http\Controllers\NoteController;
 use Illuminate\Http\Request;
 use Illuminate\Support\Facades\Route;
@@ -10,6 +11,11 @@ Route::get('/', [NoteController::class, 'index'])->name('home');
 Route::post('/notes', [NoteController::class, 'store'])->name('notes.store');
 Route::delete('/notes', [NoteController::class, 'clear'])->name('notes.clear');
 Route::get('/notes/{id}', [NoteController::class, 'show'])->whereNumber('id')->name('notes.show');
+
+Route::post('/board/sign-in', [BoardController::class, 'signIn']);
+Route::get('/board', [BoardController::class, 'index'])->name('board');
+Route::post('/board', [BoardController::class, 'store']);
+Route::get('/board/hit', [BoardController::class, 'hit']);
 
 Route::get('/request', function (Request $request) {
     return response()->json([

@@ -9,7 +9,10 @@ use Symfony\Component\HttpFoundation\Request;
 require dirname(__DIR__) . '/src/autoload.php';
 
 $sessionDir = getenv('APP_SESSION_DIR') ?: sys_get_temp_dir();
-$kernel = new AppKernel($sessionDir);
+$redisPort = getenv('APP_REDIS_PORT');
+$databaseDsn = getenv('APP_DATABASE_DSN');
+$kernel = new AppKernel($sessionDir, $redisPort === false ? null : (int) $redisPort,
+                        $databaseDsn === false ? null : $databaseDsn);
 // The process environment as booted; each request's $_SERVER is merged over it.
 $server = array_filter($_SERVER, static fn ($key) => !str_starts_with($key, 'HTTP_'),
                        ARRAY_FILTER_USE_KEY);

@@ -8,6 +8,7 @@ use Symfony\Component\HttpFoundation\RequestStack;
 use Symfony\Component\HttpFoundation\Response;
 use Symfony\Component\HttpFoundation\Session\Session;
 use Symfony\Component\HttpFoundation\Session\Storage\Handler\NativeFileSessionHandler;
+use Symfony\Component\HttpFoundation\Session\Storage\Handler\RedisSessionHandler;
 use Symfony\Component\HttpFoundation\Session\Storage\NativeSessionStorage;
 use Symfony\Component\HttpKernel\Controller\ArgumentResolver;
 use Symfony\Component\HttpKernel\Controller\ControllerResolver;
@@ -29,9 +30,11 @@ use Twig\Loader\FilesystemLoader;
 
 /**
  * The application, built once per worker thread: HttpKernel with the router, the error
- * listener, Twig, sessions in files and CSRF tokens kept in the session. What it holds
- * (services, $handled) lives as long as the worker; what belongs to one request (the Request,
- * its Session) is made per request and dropped by terminate().
+ * listener, Twig, sessions in files (or in Redis when APP_REDIS_PORT is set), CSRF tokens kept
+ * in the session, and a PostgreSQL connection when APP_DATABASE_DSN is set. What it holds
+ * (services, the Redis and database connections, $handled) lives as long as the worker; what
+ * belongs to one request (the Request, its Session) is made per request and dropped by
+ * terminate().
  */
 final class AppKernel implements HttpKernelInterface, TerminableInterface
 {
@@ -40,7 +43,8 @@ final class AppKernel implements HttpKernelInterface, TerminableInterface
     private HttpKernel $kernel;
     private RequestStack $requestStack;
 
-    public function __construct(string $sessionDir)
+    public function __construct(string $sessionDir, ?int $redisPort = null,
+                                ?string $databaseDsn = null)
     {
         $this->bootId = bin2hex(random_bytes(8));
         $this->requestStack = new RequestStack();
@@ -50,20 +54,24 @@ final class AppKernel implements HttpKernelInterface, TerminableInterface
         ]);
         $csrf = new CsrfTokenManager(new UriSafeTokenGenerator(),
                                      new SessionTokenStorage($this->requestStack));
-        $controllers = new Controllers($this, $twig, $csrf);
+        $database = $databaseDsn === null ? null : new Database($databaseDsn);
+        $controllers = new Controllers($this, $twig, $csrf, $database);
+        $sessionHandler = $redisPort === null ? new NativeFileSessionHandler($sessionDir)
+                                              : new RedisSessionHandler(self::redis($redisPort));
 
         $context = new RequestContext();
         $dispatcher = new EventDispatcher();
         $dispatcher->addSubscriber(new RouterListener(new UrlMatcher(Routes::all($controllers),
             $context), $this->requestStack, $context, null, null, false));
         $dispatcher->addSubscriber(new ErrorListener([$controllers, 'error']));
-        // A session per request, in PHP's native session (session_start() and its cookie).
+        // A session per request, in PHP's native session (session_start() and its cookie),
+        // through the worker's one session handler; the kept database connection checked.
         $dispatcher->addListener(KernelEvents::REQUEST, static function (RequestEvent $event)
-            use ($sessionDir): void {
+            use ($sessionHandler, $database): void {
             if ($event->isMainRequest()) {
                 $event->getRequest()->setSession(new Session(new NativeSessionStorage(
-                    ['cookie_httponly' => true, 'cookie_samesite' => 'lax'],
-                    new NativeFileSessionHandler($sessionDir))));
+                    ['cookie_httponly' => true, 'cookie_samesite' => 'lax'], $sessionHandler)));
+                $database?->checkConnection();
             }
         }, 128);
         $dispatcher->addListener(KernelEvents::RESPONSE, static function (ResponseEvent $event):
@@ -77,6 +85,14 @@ final class AppKernel implements HttpKernelInterface, TerminableInterface
         }, -1000);
         $this->kernel = new HttpKernel($dispatcher, new ControllerResolver(), $this->requestStack,
                                        new ArgumentResolver());
+    }
+
+    /** The worker's Redis connection, opened at boot and kept (as Symfony's RedisAdapter does). */
+    private static function redis(int $port): \Redis
+    {
+        $redis = new \Redis();
+        $redis->connect('127.0.0.1', $port, 5.0);
+        return $redis;
     }
 
     public function handle(Request $request, int $type = self::MAIN_REQUEST, bool $catch = true):

@@ -18,6 +18,7 @@ final class Controllers
         private AppKernel $kernel,
         private Environment $twig,
         private CsrfTokenManagerInterface $csrf,
+        private ?Database $database,
     ) {
     }
 
@@ -81,6 +82,25 @@ final class Controllers
             'notes' => $session->get('notes', []),
             'session_id_matches_cookie' => $request->cookies->get($session->getName()) === $session->getId(),
         ]);
+    }
+
+    /**
+     * A row written through the worker's kept PostgreSQL connection: which server process
+     * (connection) served it and whether this request had to reconnect first. ?setup=1 makes
+     * the table.
+     */
+    public function visit(Request $request): JsonResponse
+    {
+        if ($this->database === null) {
+            return new JsonResponse(['error' => 'APP_DATABASE_DSN is not set'], 500);
+        }
+        $pdo = $this->database->pdo();
+        if ($request->query->has('setup')) {
+            $pdo->exec('CREATE TABLE IF NOT EXISTS visits (id serial PRIMARY KEY, tag text NOT NULL)');
+        }
+        $insert = $pdo->prepare('INSERT INTO visits (tag) VALUES (?) RETURNING id, tag, pg_backend_pid() AS pid');
+        $insert->execute([(string) $request->query->get('tag')]);
+        return new JsonResponse([...$insert->fetch(), 'reconnected' => $this->database->reconnected()]);
     }
 
     /** Application state kept by the worker between requests. */

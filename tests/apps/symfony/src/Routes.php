@@ -22,6 +22,7 @@ final class Routes
         $add('form', '/form', 'form', ['GET', 'POST']);
         $add('notes', '/api/notes', 'notes', ['GET', 'POST']);
         $add('counter', '/api/counter', 'counter');
+        $add('visit', '/db/visit', 'visit');
         $add('logout', '/logout', 'logout', ['POST']);
         $add('whoami', '/whoami', 'whoami', ['GET', 'HEAD']);
         $add('upload', '/upload', 'upload', ['POST']);
