@@ -211,12 +211,12 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          }
          return text;
      }},
-    {"threads", '\0', "N", "PHP threads (default: 2 per CPU, the cgroup CPU quota included)",
+    {"threads", '\0', "N", "PHP threads (default: 2 per CPU, cgroup quota included)",
      [](php_server_args& args, std::string_view value) {
          args.config.num_threads = parse_positive_count(value);
      },
      nullptr},
-    {"worker", 'w', "FILE[,NUM]", "worker script on NUM threads (default: 2 x cores); repeatable",
+    {"worker", 'w', "FILE[,NUM]", "worker script on NUM threads (default: 2 per CPU); repeatable",
      add_worker, nullptr},
     {"worker-max-requests", '\0', "N", "recycle a worker thread after N requests (default: never)",
      [](php_server_args& args, std::string_view value) {
