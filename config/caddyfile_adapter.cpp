@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "config/caddyfile_dispenser.hpp"
+#include "config/ip_ranges.hpp"
 #include "config/watch_pattern.hpp"
 
 namespace spindle::config {
@@ -75,6 +76,30 @@ void no_block(dispenser& d, const std::string& directive) {
     for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
         throw d.error(directive + ": unknown option \"" + d.val() + "\"");
     }
+}
+
+// Why a global option of Caddy's certificate automation means nothing to Spindle, whose
+// automatic HTTPS has only email, acme_ca, acme_ca_root and storage; null for any other
+// option.
+const char* certificate_option(const std::string& name) {
+    static const char* const certificates =
+        "Spindle's automatic HTTPS has no such setting (HTTP-01 and TLS-ALPN-01 with the "
+        "defaults; see docs/tls.md)";
+    if (name == "skip_install_trust") {
+        return "Spindle never installs a certificate authority in a trust store";
+    }
+    if (name == "persist_config") {
+        return "Spindle keeps no configuration of its own to persist";
+    }
+    for (const char* option :
+         {"local_certs", "acme_dns", "acme_eab", "cert_issuer", "key_type", "ocsp_stapling",
+          "ocsp_interval", "on_demand_tls", "storage_check", "storage_clean_interval",
+          "renew_interval", "preferred_chains"}) {
+        if (name == option) {
+            return certificates;
+        }
+    }
+    return nullptr;
 }
 
 // One site address: [http[s]://]host[:port], :port, [ipv6]:port.
@@ -266,13 +291,20 @@ class adapter {
                 storage(d);
             } else if (name == "order") {
                 order(d);
-            } else if (name == "skip_install_trust" || name == "metrics") {
-                // Both already so: Spindle never installs a CA in a trust store, and its admin
-                // endpoint always serves /metrics (FrankenPHP's Caddyfiles write them).
+            } else if (name == "metrics") {
+                // Already so: the admin endpoint always serves /metrics.
                 if (d.next_arg()) {
                     throw d.arg_error();
                 }
                 no_block(d, name);
+            } else if (const char* why = certificate_option(name)) {
+                // Caddy's certificate automation, which FrankenPHP's image and docs set
+                // (skip_install_trust in its stock Caddyfile): accepted, so those files start,
+                // with a word that nothing happens.
+                warn(d, name + " has no effect: " + why);
+                d.remaining_args();
+                for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+                }
             } else {
                 throw d.error("unknown global option \"" + name + "\"");
             }
@@ -366,7 +398,7 @@ class adapter {
             if (option == "num_threads" || option == "max_queue" || option == "max_requests") {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
-            } else if (option == "max_wait_time") {
+            } else if (option == "max_wait_time" || option == "max_memory") {
                 php[option] = one_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "php_ini") {
@@ -413,7 +445,7 @@ class adapter {
     }
 
     // worker FILE [NUM] | worker [FILE [NUM]] { file; num; env; name; match; max_requests;
-    // max_consecutive_failures; watch [PATTERN...] }
+    // max_memory; max_consecutive_failures; watch [PATTERN...] }
     json worker(dispenser& d, const std::string& pointer) {
         json w = json::object();
         const token worker_at = d.current();
@@ -433,7 +465,7 @@ class adapter {
         for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
             const std::string option = d.val();
             const token at = d.current();
-            if (option == "file" || option == "name") {
+            if (option == "file" || option == "name" || option == "max_memory") {
                 w[option] = one_arg(d);
             } else if (option == "num" || option == "max_requests") {
                 w[option] = integer_arg(d);
@@ -528,10 +560,111 @@ class adapter {
             } else if (option == "max_connections" || option == "io_threads") {
                 http[option] = integer_arg(d);
                 mark("/http/" + option, at);
+            } else if (option == "trusted_proxies") {
+                http["trusted_proxies"] = trusted_proxies(d);
+                mark("/http/trusted_proxies", at);
+            } else if (option == "trusted_proxies_strict" || option == "trusted_proxies_unix" ||
+                       option == "trusted_proxies_host") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                // Caddy's JSON has the strict switch as an integer.
+                http[option] = option == "trusted_proxies_strict" ? json(1) : json(true);
+                mark("/http/" + option, at);
+            } else if (option == "client_ip_headers") {
+                const std::vector<std::string> names = d.remaining_args();
+                if (names.empty()) {
+                    throw d.arg_error();
+                }
+                http["client_ip_headers"] = names;
+                mark("/http/client_ip_headers", at);
+            } else if (option == "listener_wrappers") {
+                http["listener_wrappers"] = listener_wrappers(d);
+                mark("/http/listener_wrappers", at);
             } else {
                 throw d.error("unknown servers option \"" + option + "\"");
             }
         }
+    }
+
+    // trusted_proxies static RANGE... | private_ranges (Caddy's static IP source).
+    json trusted_proxies(dispenser& d) {
+        if (!d.next_arg()) {
+            throw d.arg_error();
+        }
+        if (d.val() != "static") {
+            throw d.error("trusted_proxies: source \"" + d.val() +
+                          "\" is not supported (use static)");
+        }
+        json ranges = json::array();
+        while (d.next_arg()) {
+            if (d.val() == "private_ranges") {
+                for (const std::string& range : private_ip_ranges()) {
+                    ranges.push_back(range);
+                }
+            } else {
+                ranges.push_back(d.val());
+            }
+        }
+        if (ranges.empty()) {
+            throw d.error("trusted_proxies static: give CIDR ranges or private_ranges");
+        }
+        no_block(d, "trusted_proxies");
+        return {{"source", "static"}, {"ranges", std::move(ranges)}};
+    }
+
+    // listener_wrappers { proxy_protocol { timeout D  allow CIDR...  deny CIDR...
+    // fallback_policy P }  tls }, Caddy's names.
+    json listener_wrappers(dispenser& d) {
+        if (d.next_arg()) {
+            throw d.arg_error();
+        }
+        json wrappers = json::array();
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string name = d.val();
+            if (name == "tls") {
+                if (d.next_arg()) {
+                    throw d.arg_error();
+                }
+                wrappers.push_back({{"wrapper", "tls"}});
+                continue;
+            }
+            if (name != "proxy_protocol") {
+                throw d.error("unknown listener wrapper \"" + name +
+                              "\" (use proxy_protocol or tls)");
+            }
+            if (d.next_arg()) {
+                throw d.arg_error();
+            }
+            json wrapper = {{"wrapper", "proxy_protocol"}};
+            const std::string pointer =
+                "/http/listener_wrappers/" + std::to_string(wrappers.size());
+            for (const std::size_t inner = d.nesting(); d.next_block(inner);) {
+                const std::string option = d.val();
+                mark(pointer + "/" + option, d.current());
+                if (option == "timeout" || option == "fallback_policy") {
+                    wrapper[option] = one_arg(d);
+                } else if (option == "allow" || option == "deny") {
+                    json& ranges = wrapper[option];
+                    if (ranges.is_null()) {
+                        ranges = json::array();
+                    }
+                    std::size_t count = 0;
+                    while (d.next_arg()) {
+                        ranges.push_back(d.val());
+                        ++count;
+                    }
+                    if (count == 0) {
+                        throw d.arg_error();
+                    }
+                } else {
+                    throw d.error("unknown proxy_protocol option \"" + option +
+                                  "\" (use timeout, allow, deny or fallback_policy)");
+                }
+            }
+            wrappers.push_back(std::move(wrapper));
+        }
+        return wrappers;
     }
 
     void global_log(dispenser& d) {
@@ -580,6 +713,7 @@ class adapter {
         bool access_log = false;
         json access_log_options = json::object();  ///< `log { output ... format ... }`
         json encode;
+        json x_sendfile;  ///< php_server/php { x_sendfile ... }
         std::vector<std::string> bind;
         json tls;  ///< {"certificate", "key"} from `tls CERT KEY`
     };
@@ -734,6 +868,9 @@ class adapter {
         }
         if (!state.encode.is_null()) {
             site["encode"] = state.encode;
+        }
+        if (!state.x_sendfile.is_null()) {
+            site["x_sendfile"] = state.x_sendfile;
         }
         result.document["sites"].push_back(std::move(site));
     }
@@ -1009,6 +1146,8 @@ class adapter {
                 mark(pointer + "/file_server", at);
             } else if (option == "follow_symlinks") {
                 follow_symlinks(d, pointer, state);
+            } else if (option == "x_sendfile") {
+                x_sendfile(d, pointer + "/x_sendfile", state);
             } else if (option == "resolve_root_symlink") {
                 // Without an argument: true, as in FrankenPHP.
                 bool resolve = true;
@@ -1028,6 +1167,46 @@ class adapter {
                               " option \"" + option + "\"");
             }
         }
+    }
+
+    // x_sendfile [DIR...] | x_sendfile { root DIR...; accel_redirect PREFIX DIR }: the
+    // directories X-Sendfile may name, and the X-Accel-Redirect prefixes (nginx's internal
+    // locations) with the directory each maps to.
+    void x_sendfile(dispenser& d, const std::string& pointer, site_state& state) {
+        json out = state.x_sendfile.is_null() ? json::object() : state.x_sendfile;
+        mark(pointer, d.current());
+        auto add_roots = [&](std::vector<std::string> dirs) {
+            for (std::string& dir : dirs) {
+                out["root"].push_back(std::move(dir));
+            }
+        };
+        add_roots(d.remaining_args());
+        for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
+            const std::string option = d.val();
+            const token at = d.current();
+            if (option == "root") {
+                std::vector<std::string> dirs = d.remaining_args();
+                if (dirs.empty()) {
+                    throw d.arg_error();
+                }
+                add_roots(std::move(dirs));
+                mark(pointer + "/root", at);
+            } else if (option == "accel_redirect") {
+                const std::vector<std::string> args = d.remaining_args();
+                if (args.size() != 2) {
+                    throw d.error("accel_redirect: use accel_redirect /PREFIX/ DIRECTORY");
+                }
+                mark(pointer + "/accel_redirect/" + std::to_string(out["accel_redirect"].size()),
+                     at);
+                out["accel_redirect"].push_back({{"prefix", args[0]}, {"root", args[1]}});
+            } else {
+                throw d.error("unknown x_sendfile option \"" + option + "\"");
+            }
+        }
+        if (out.empty()) {
+            throw d.error("x_sendfile: give the directories it may send from");
+        }
+        state.x_sendfile = std::move(out);
     }
 
     // follow_symlinks, in php_server, php or file_server: a Spindle option (Caddy always follows
@@ -1268,9 +1447,13 @@ class adapter {
 
 adapted_caddyfile adapt_caddyfile(std::string_view text, const std::string& file,
                                   const caddyfile::env_lookup& env,
-                                  const std::function<std::string(const std::string&)>& read_file) {
+                                  const std::function<std::string(const std::string&)>& read_file,
+                                  const caddyfile::list_function& list_folder) {
     adapter a(file);
-    a.run(caddyfile::parse(text, file, env, read_file));
+    std::vector<std::string> parse_warnings;
+    a.run(caddyfile::parse(text, file, env, read_file, list_folder, &parse_warnings));
+    a.result.warnings.insert(a.result.warnings.begin(), parse_warnings.begin(),
+                             parse_warnings.end());
     return std::move(a.result);
 }
 

@@ -23,8 +23,10 @@ struct adapted_caddyfile {
 /// does not know is an error naming it with file:line; so is a directive it knows but cannot
 /// honour yet (tls). Values are checked later, by config_from_json(), whose errors still name
 /// file:line through `sources`. Throws config_error.
+/// `list_folder` lists the folders of glob imports (caddyfile::parse).
 adapted_caddyfile adapt_caddyfile(std::string_view text, const std::string& file,
                                   const caddyfile::env_lookup& env,
-                                  const std::function<std::string(const std::string&)>& read_file);
+                                  const std::function<std::string(const std::string&)>& read_file,
+                                  const caddyfile::list_function& list_folder = {});
 
 }  // namespace spindle::config

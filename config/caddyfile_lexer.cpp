@@ -266,65 +266,72 @@ class lexer {
     std::size_t logical_line_ = 1;
 };
 
-/// The value {$NAME}, {$NAME:default} or {env.NAME} stands for: the variable, else the default
-/// (for {$...}), else "".
-std::string env_value(const env_lookup& env, const std::string& name,
-                      const std::optional<std::string>& fallback) {
-    std::optional<std::string> value;
-    if (env) {
-        value = env(name);
-    }
-    if (value) {
-        return *value;
-    }
-    return fallback.value_or("");
-}
-
-/// Replaces the environment placeholders in one token's text. The result is not scanned again,
-/// so a value holding "{$X}" stays as it is. Anything else in braces ({path}, {args[0]}) is
-/// left for later stages.
-std::string expand_env(const std::string& text, const env_lookup& env) {
+/// Replaces {$NAME} and {$NAME:default} in the whole text before it is split into tokens, as
+/// Caddy does (caddyfile/parse.go, replaceEnvVars): a value may hold several words, a quoted
+/// string or whole lines, as FrankenPHP's stock Caddyfile relies on ({$CADDY_GLOBAL_OPTIONS},
+/// {$CADDY_SERVER_EXTRA_DIRECTIVES}). An unset variable without a default becomes "". What is
+/// put in is not scanned again, so a value holding "{$X}" stays as it is.
+std::string replace_env_vars(std::string_view text, const env_lookup& env) {
     std::string out;
     std::size_t pos = 0;
     while (pos < text.size()) {
-        const bool dollar = text.compare(pos, 2, "{$") == 0;
-        const bool dotted = !dollar && text.compare(pos, 5, "{env.") == 0;
-        const std::size_t name_start = pos + (dollar ? 2 : 5);
-        const std::size_t close = dollar || dotted ? text.find('}', name_start) : std::string::npos;
-        if (close == std::string::npos || close == name_start) {
-            out += text[pos];
-            ++pos;
-            continue;
+        const std::size_t open = text.find("{$", pos);
+        const std::size_t close = open == std::string_view::npos ? open : text.find('}', open + 2);
+        if (close == std::string_view::npos) {
+            break;
         }
-        std::string name = text.substr(name_start, close - name_start);
-        std::optional<std::string> fallback;
-        if (dollar) {
-            const std::size_t colon = name.find(':');
-            if (colon != std::string::npos) {
-                fallback = name.substr(colon + 1);
-                name.resize(colon);
-            }
-        }
+        out.append(text, pos, open - pos);
+        std::string name(text.substr(open + 2, close - open - 2));
         if (name.empty()) {
-            out += text[pos];
-            ++pos;
+            out.append(text, open, close + 1 - open);
+            pos = close + 1;
             continue;
         }
-        out += env_value(env, name, fallback);
+        std::optional<std::string> fallback;
+        if (const std::size_t colon = name.find(':'); colon != std::string::npos) {
+            fallback = name.substr(colon + 1);
+            name.resize(colon);
+        }
+        std::optional<std::string> value = env ? env(name) : std::nullopt;
+        out += value ? *value : fallback.value_or("");
         pos = close + 1;
     }
+    out.append(text.substr(pos));
+    return out;
+}
+
+/// Replaces {env.NAME} in one token's text with the variable ("" when unset). Caddy reads
+/// {env.*} per request; Spindle's configuration is read once, so it is read here. Anything else
+/// in braces ({path}, {args[0]}) is left for later stages.
+std::string expand_env_placeholders(const std::string& text, const env_lookup& env) {
+    std::string out;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+        const std::size_t open = text.find("{env.", pos);
+        const std::size_t close = open == std::string::npos ? open : text.find('}', open + 5);
+        if (close == std::string::npos || close == open + 5) {
+            break;
+        }
+        out.append(text, pos, open - pos);
+        std::optional<std::string> value =
+            env ? env(text.substr(open + 5, close - open - 5)) : std::nullopt;
+        out += value.value_or("");
+        pos = close + 1;
+    }
+    out.append(text, pos);
     return out;
 }
 
 }  // namespace
 
 std::vector<token> lex(std::string_view text, const std::string& file, const env_lookup& env) {
-    std::vector<token> tokens = lexer(text, file).run();
+    const std::string replaced = replace_env_vars(text, env);
+    std::vector<token> tokens = lexer(replaced, file).run();
     std::vector<token> expanded;
     expanded.reserve(tokens.size());
     for (token& t : tokens) {
-        if (t.text.find('{') != std::string::npos) {
-            t.text = expand_env(t.text, env);
+        if (t.text.find("{env.") != std::string::npos) {
+            t.text = expand_env_placeholders(t.text, env);
             // An unset variable standing alone leaves nothing, as if it had not been written:
             // "{$EXTRA_DIRECTIVES}" on its own line is then no directive named "".
             if (t.text.empty() && !t.quoted) {

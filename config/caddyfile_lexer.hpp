@@ -25,14 +25,19 @@ struct token {
 /// Looks up an environment variable for {$VAR} / {env.VAR}; nullopt when it is unset.
 using env_lookup = std::function<std::optional<std::string>(const std::string& name)>;
 
+/// The names of the files in a folder, for glob imports.
+using list_function = std::function<std::vector<std::string>(const std::string& folder)>;
+
 /// Splits Caddyfile text into tokens, Caddy's way: whitespace separates tokens, a newline ends
 /// a line (tokens remember it), '#' at the start of a token starts a comment to the end of the
 /// line, "double quotes" with \" and \\ escapes, `backquotes` raw, a backslash before a newline
 /// continues the line, heredocs <<MARKER ... MARKER (closing marker's indentation stripped from
 /// every line). `{` and `}` are tokens of their own only when they stand alone as a word.
-/// Placeholders {$VAR}, {$VAR:default} and {env.VAR} are replaced in each token's text (an
-/// unset variable with no default gives ""; an unquoted token left empty by that is dropped, so
-/// "{$EXTRA}" alone on a line adds nothing). Other placeholders ({path}, {args[0]}) stay. A
+/// {$VAR} and {$VAR:default} are replaced in the text before it is split, as in Caddy, so a
+/// value may be several words or lines ("{$EXTRA_DIRECTIVES}" alone on a line adds nothing when
+/// unset); {env.VAR} is replaced in each token's text (an unquoted token left empty by that is
+/// dropped). An unset variable with no default gives "". Other placeholders ({path},
+/// {args[0]}) stay. A
 /// heredoc's text has no trailing newline; its closing marker must stand first on its line, and
 /// "\<<" is a literal "<<". Outside quotes a backslash before any other character is kept.
 /// Throws config_error("file:line: ...") for an unterminated quote or heredoc, a bad heredoc
@@ -58,13 +63,19 @@ struct server_block {
 /// and `import name|file [args...]` (with {args[N]} replaced, a token {args[i:j]} expanded to
 /// those arguments, import of a relative file resolved against the importing file's directory,
 /// import cycles refused). Only the first block may have no keys: it is the global options.
-/// A name that is no defined snippet is read as a file (no wildcards). Throws config_error with
+/// A name that is no defined snippet is read as a file; one with a wildcard in its file name
+/// ("Caddyfile.d/*.caddyfile", Caddy's glob import) brings in every matching file of the folder
+/// that list_folder lists, in name order, and a warning when none matches. Throws config_error with
 /// file:line for unbalanced braces, an unknown snippet, an unreadable import, an import cycle,
 /// or two lines of one segment that a dispenser could not tell apart (the same one-line
 /// snippet imported twice in a row inside a directive's block: tokens carry no import
-/// instance). read_file reads an imported file (throws config_error when it cannot).
+/// instance). read_file reads an imported file (throws config_error when it cannot);
+/// list_folder gives the names of a folder's files ([] when it does not exist; without it, a
+/// glob import is an error). Warnings ("file:line: ...") go to `warnings` when given.
 std::vector<server_block> parse(std::string_view text, const std::string& file,
                                 const env_lookup& env,
-                                const std::function<std::string(const std::string&)>& read_file);
+                                const std::function<std::string(const std::string&)>& read_file,
+                                const list_function& list_folder = {},
+                                std::vector<std::string>* warnings = nullptr);
 
 }  // namespace spindle::config::caddyfile

@@ -1,5 +1,7 @@
 #include "config/caddyfile_lexer.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cstddef>
 #include <filesystem>
@@ -169,8 +171,9 @@ struct snippet {
 
 class parser {
   public:
-    parser(const env_lookup& env, const read_function& read_file)
-        : env_(env), read_file_(read_file) {}
+    parser(const env_lookup& env, const read_function& read_file, const list_function& list_folder,
+           std::vector<std::string>* warnings)
+        : env_(env), read_file_(read_file), list_folder_(list_folder), warnings_(warnings) {}
 
     std::vector<server_block> run(std::string_view text, const std::string& file) {
         source main;
@@ -275,11 +278,15 @@ class parser {
             target = {true, name.text};
             check_chain(import.tok, target);
             brought = found->second.tokens;
-        } else {
-            if (name.text.find_first_of("*?[") != std::string::npos) {
-                fail_at(name, "import '" + name.text +
-                                  "': wildcards are not supported, import each file");
+        } else if (name.text.find_first_of("*?[") != std::string::npos) {
+            std::filesystem::path pattern(name.text);
+            if (pattern.is_relative()) {
+                pattern = std::filesystem::path(import.tok.file).parent_path() / pattern;
             }
+            target = {false, pattern.lexically_normal().string()};
+            check_chain(import.tok, target);
+            brought = read_glob_import(import.tok, name, target.name);
+        } else {
             std::filesystem::path path(name.text);
             if (path.is_relative()) {
                 path = std::filesystem::path(import.tok.file).parent_path() / path;
@@ -315,6 +322,54 @@ class parser {
             fail_at(import,
                     "imports nested more than " + std::to_string(max_import_depth) + " deep");
         }
+    }
+
+    /// "import Caddyfile.d/*.caddyfile", as Caddy reads it: one wildcard (* or ?), in the file
+    /// name; the matching files in name order, a name starting with '.' only when the pattern
+    /// does. No match is a warning, not an error (the folder may be empty or missing, as in
+    /// FrankenPHP's image).
+    std::vector<line_token> read_glob_import(const token& import, const token& name,
+                                             const std::string& pattern_path) {
+        const std::filesystem::path pattern(pattern_path);
+        const std::string file_pattern = pattern.filename().string();
+        const std::string folder = pattern.parent_path().string();
+        const auto wildcards = std::count(pattern_path.begin(), pattern_path.end(), '*') +
+                               std::count(pattern_path.begin(), pattern_path.end(), '?');
+        if (wildcards > 1 || pattern_path.find('[') != std::string::npos ||
+            folder.find_first_of("*?") != std::string::npos) {
+            fail_at(name, "import '" + name.text +
+                              "': a glob may have one wildcard (* or ?), in the file name, as in "
+                              "Caddy");
+        }
+        if (!list_folder_) {
+            fail_at(name, "cannot import '" + name.text + "': no folder can be listed here");
+        }
+        std::vector<std::string> entries;
+        try {
+            entries = list_folder_(folder.empty() ? "." : folder);
+        } catch (const config_error& error) {
+            fail_at(name, "cannot import '" + name.text + "': " + error.what());
+        }
+        std::sort(entries.begin(), entries.end());
+        std::vector<line_token> brought;
+        bool matched = false;
+        for (const std::string& entry : entries) {
+            if (fnmatch(file_pattern.c_str(), entry.c_str(), FNM_PERIOD) != 0) {
+                continue;
+            }
+            std::vector<line_token> file_tokens =
+                read_import(name, (pattern.parent_path() / entry).string());
+            brought.insert(brought.end(), std::make_move_iterator(file_tokens.begin()),
+                           std::make_move_iterator(file_tokens.end()));
+            matched = true;
+        }
+        if (!matched && warnings_ != nullptr) {
+            warnings_->push_back(
+                config_error("import '" + name.text + "': no file matches; nothing imported",
+                             import.file, import.line)
+                    .what());
+        }
+        return brought;
     }
 
     std::vector<line_token> read_import(const token& name, const std::string& path) {
@@ -568,6 +623,8 @@ class parser {
 
     const env_lookup& env_;
     const read_function& read_file_;
+    const list_function& list_folder_;
+    std::vector<std::string>* warnings_;
     std::vector<source> sources_;
     std::map<std::string, snippet> snippets_;
     std::size_t last_line_id_ = 0;
@@ -579,8 +636,10 @@ class parser {
 }  // namespace
 
 std::vector<server_block> parse(std::string_view text, const std::string& file,
-                                const env_lookup& env, const read_function& read_file) {
-    return parser(env, read_file).run(text, file);
+                                const env_lookup& env, const read_function& read_file,
+                                const list_function& list_folder,
+                                std::vector<std::string>* warnings) {
+    return parser(env, read_file, list_folder, warnings).run(text, file);
 }
 
 }  // namespace spindle::config::caddyfile

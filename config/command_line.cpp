@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "config/config_error.hpp"
+#include "config/ip_ranges.hpp"
 #include "config/listen_address.hpp"
 #include "config/units.hpp"
 #include "config/watch_pattern.hpp"
@@ -110,6 +111,30 @@ void add_listen(php_server_args& args, std::string_view value) {
     listen.push_back(std::move(address));
 }
 
+// --trusted-proxies 10.0.0.0/8,fd00::/8 or private_ranges; repeatable.
+void add_trusted_proxies(php_server_args& args, std::string_view value) {
+    std::vector<std::string>& ranges = args.config.trusted_proxies.ranges;
+    while (true) {
+        const std::size_t comma = value.find(',');
+        const std::string_view item = value.substr(0, comma);
+        if (item == "private_ranges") {
+            const std::vector<std::string>& all = private_ip_ranges();
+            ranges.insert(ranges.end(), all.begin(), all.end());
+        } else {
+            try {
+                parse_ip_range(item);
+            } catch (const std::invalid_argument& e) {
+                throw config_error(e.what());
+            }
+            ranges.emplace_back(item);
+        }
+        if (comma == std::string_view::npos) {
+            break;
+        }
+        value.remove_prefix(comma + 1);
+    }
+}
+
 // A name or address the local certificate is valid for (a subjectAltName).
 void add_cert_host(php_server_args& args, std::string_view value) {
     const bool valid = std::all_of(value.begin(), value.end(), [](char c) {
@@ -185,7 +210,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          }
          return text;
      }},
-    {"threads", '\0', "N", "PHP threads (default: 2 x CPU cores)",
+    {"threads", '\0', "N", "PHP threads (default: 2 per CPU, the cgroup CPU quota included)",
      [](php_server_args& args, std::string_view value) {
          args.config.num_threads = parse_positive_count(value);
      },
@@ -212,7 +237,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.worker_restart_grace = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.worker_restart_grace); }},
-    {"io-threads", '\0', "N", "I/O threads (default: half the CPU cores)",
+    {"io-threads", '\0', "N", "I/O threads (default: half the CPUs)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);
      },
@@ -233,6 +258,12 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
     // FrankenPHP's php-server flag; the Caddyfile's `log` in a site block.
     {"access-log", 'a', "", "log every request (method, path, status, bytes, time)",
      [](php_server_args& args, std::string_view) { args.config.sites.front().access_log = true; },
+     nullptr},
+    // Caddy's `servers { trusted_proxies static ... }`, as a flag.
+    {"trusted-proxies", '\0', "CIDR,...", "proxies whose X-Forwarded-* headers count; repeatable",
+     add_trusted_proxies, nullptr},
+    {"trusted-proxies-strict", '\0', "", "client: right-most untrusted X-Forwarded-For entry",
+     [](php_server_args& args, std::string_view) { args.config.trusted_proxies.strict = true; },
      nullptr},
     {"php-ini", '\0', "FILE", "php.ini to load instead of the usual lookup",
      [](php_server_args& args, std::string_view value) { args.config.php_ini_file = value; },

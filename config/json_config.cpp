@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "config/ip_ranges.hpp"
 #include "config/listen_address.hpp"
 #include "config/units.hpp"
 #include "config/watch_pattern.hpp"
@@ -206,8 +207,8 @@ class document_reader {
 
     worker_config worker(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"file", "num", "name", "env", "match", "max_requests", "max_consecutive_failures",
-                "watch"});
+               {"file", "num", "name", "env", "match", "max_requests", "max_memory",
+                "max_consecutive_failures", "watch"});
         worker_config w;
         w.origin = where(pointer);
         if (!value.contains("file")) {
@@ -238,6 +239,9 @@ class document_reader {
         if (value.contains("max_requests")) {
             w.max_requests = integer(value["max_requests"], child(pointer, "max_requests"), 0,
                                      std::numeric_limits<std::uint32_t>::max());
+        }
+        if (value.contains("max_memory")) {
+            w.max_memory = size(value["max_memory"], child(pointer, "max_memory"));
         }
         if (value.contains("max_consecutive_failures")) {
             const json& failures = value["max_consecutive_failures"];
@@ -469,6 +473,51 @@ class document_reader {
         return out;
     }
 
+    x_sendfile_config x_sendfile(const json& value, const std::string& pointer) const {
+        object(value, pointer, {"root", "accel_redirect"});
+        x_sendfile_config out;
+        out.origin = where(pointer);
+        if (value.contains("root")) {
+            out.roots = strings(value["root"], child(pointer, "root"));
+            for (const std::string& root : out.roots) {
+                if (root.empty()) {
+                    fail(child(pointer, "root"), "a directory is empty");
+                }
+            }
+        }
+        if (value.contains("accel_redirect")) {
+            const std::string at = child(pointer, "accel_redirect");
+            if (!value["accel_redirect"].is_array()) {
+                fail(at, "must be an array of {\"prefix\", \"root\"} objects");
+            }
+            for (std::size_t i = 0; i < value["accel_redirect"].size(); ++i) {
+                const json& entry = value["accel_redirect"][i];
+                const std::string entry_at = child(at, i);
+                object(entry, entry_at, {"prefix", "root"});
+                if (!entry.contains("prefix") || !entry.contains("root")) {
+                    fail(entry_at, "needs a \"prefix\" and a \"root\"");
+                }
+                accel_mapping mapping{string(entry["prefix"], child(entry_at, "prefix")),
+                                      string(entry["root"], child(entry_at, "root"))};
+                if (!mapping.prefix.starts_with('/')) {
+                    fail(child(entry_at, "prefix"),
+                         "\"" + mapping.prefix + "\" must be a URL path starting with '/'");
+                }
+                if (!mapping.prefix.ends_with('/')) {
+                    mapping.prefix.push_back('/');
+                }
+                if (mapping.root.empty()) {
+                    fail(child(entry_at, "root"), "the directory is empty");
+                }
+                out.accel_redirect.push_back(std::move(mapping));
+            }
+        }
+        if (out.roots.empty() && out.accel_redirect.empty()) {
+            fail(pointer, "needs a \"root\" or an \"accel_redirect\" mapping");
+        }
+        return out;
+    }
+
     site_config site(const json& value, const std::string& pointer) const {
         object(value, pointer,
                {"listen",
@@ -489,6 +538,7 @@ class document_reader {
                 "resolve_root_symlink",
                 "access_log",
                 "encode",
+                "x_sendfile",
                 "tls",
                 "redirect_to_https"});
         site_config s;
@@ -585,6 +635,9 @@ class document_reader {
             for (std::size_t i = 0; i < value["headers"].size(); ++i) {
                 s.headers.push_back(header(value["headers"][i], child(at, i)));
             }
+        }
+        if (value.contains("x_sendfile")) {
+            s.x_sendfile = x_sendfile(value["x_sendfile"], child(pointer, "x_sendfile"));
         }
         if (value.contains("respond")) {
             const std::string at = child(pointer, "respond");
@@ -738,7 +791,14 @@ class document_reader {
         object(value, pointer,
                {"io_threads", "max_connections", "max_header_size", "max_body_size",
                 "body_memory_size", "response_memory_size", "response_memory_total",
-                "max_response_file_size", "min_write_rate", "timeouts"});
+                "max_response_file_size", "min_write_rate", "timeouts", "trusted_proxies",
+                "trusted_proxies_strict", "trusted_proxies_unix", "trusted_proxies_host",
+                "client_ip_headers", "listener_wrappers"});
+        trusted_proxies(value, pointer, config.trusted_proxies);
+        if (value.contains("listener_wrappers")) {
+            config.proxy_protocol =
+                listener_wrappers(value["listener_wrappers"], child(pointer, "listener_wrappers"));
+        }
         http_limits& limits = config.limits;
         if (value.contains("io_threads")) {
             config.io_threads = integer(value["io_threads"], child(pointer, "io_threads"), 1, 1024);
@@ -788,10 +848,118 @@ class document_reader {
         }
     }
 
+    std::vector<std::string> ip_ranges(const json& value, const std::string& pointer) const {
+        std::vector<std::string> ranges = strings(value, pointer);
+        for (std::size_t i = 0; i < ranges.size(); ++i) {
+            try {
+                parse_ip_range(ranges[i]);
+            } catch (const std::invalid_argument& e) {
+                fail(child(pointer, i), e.what());
+            }
+        }
+        return ranges;
+    }
+
+    // Caddy's server options of the same names (modules/caddyhttp/app.go, server.go).
+    void trusted_proxies(const json& http, const std::string& pointer,
+                         trusted_proxies_config& out) const {
+        if (http.contains("trusted_proxies")) {
+            const std::string at = child(pointer, "trusted_proxies");
+            const json& source = object(http["trusted_proxies"], at, {"source", "ranges"});
+            if (!source.contains("source") ||
+                string(source["source"], child(at, "source")) != "static") {
+                fail(child(at, "source"), "must be \"static\" (the only source Spindle has)");
+            }
+            if (source.contains("ranges")) {
+                out.ranges = ip_ranges(source["ranges"], child(at, "ranges"));
+            }
+        }
+        if (http.contains("trusted_proxies_strict")) {
+            // Caddy writes it as an integer (1); a boolean reads as well.
+            const json& strict = http["trusted_proxies_strict"];
+            out.strict = strict.is_boolean()
+                             ? strict.get<bool>()
+                             : integer(strict, child(pointer, "trusted_proxies_strict"), 0, 1) == 1;
+        }
+        if (http.contains("trusted_proxies_unix")) {
+            out.trust_unix =
+                boolean(http["trusted_proxies_unix"], child(pointer, "trusted_proxies_unix"));
+        }
+        if (http.contains("trusted_proxies_host")) {
+            out.use_host =
+                boolean(http["trusted_proxies_host"], child(pointer, "trusted_proxies_host"));
+        }
+        if (http.contains("client_ip_headers")) {
+            const std::string at = child(pointer, "client_ip_headers");
+            out.client_ip_headers = strings(http["client_ip_headers"], at);
+            for (std::size_t i = 0; i < out.client_ip_headers.size(); ++i) {
+                if (!is_header_name(out.client_ip_headers[i])) {
+                    fail(child(at, i),
+                         printable(out.client_ip_headers[i]) + " is not a header name");
+                }
+            }
+        }
+    }
+
+    // Caddy's listener_wrappers: proxy_protocol (caddyhttp/proxyprotocol) and tls, the place
+    // of TLS in the chain, which Spindle always has after the PROXY header.
+    std::optional<proxy_protocol_config> listener_wrappers(const json& value,
+                                                           const std::string& pointer) const {
+        if (!value.is_array()) {
+            fail(pointer, "must be an array of wrappers");
+        }
+        std::optional<proxy_protocol_config> result;
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            const std::string at = child(pointer, i);
+            const json& wrapper = value[i];
+            if (!wrapper.is_object() || !wrapper.contains("wrapper")) {
+                fail(at, "must be an object with \"wrapper\": \"proxy_protocol\" or \"tls\"");
+            }
+            const std::string name = string(wrapper["wrapper"], child(at, "wrapper"));
+            if (name == "tls") {
+                object(wrapper, at, {"wrapper"});
+                continue;
+            }
+            if (name != "proxy_protocol") {
+                fail(child(at, "wrapper"), "unknown listener wrapper " + printable(name) +
+                                               " (use proxy_protocol or tls)");
+            }
+            if (result) {
+                fail(at, "proxy_protocol is given twice");
+            }
+            object(wrapper, at, {"wrapper", "timeout", "allow", "deny", "fallback_policy"});
+            proxy_protocol_config& pp = result.emplace();
+            if (wrapper.contains("timeout")) {
+                pp.timeout = duration(wrapper["timeout"], child(at, "timeout"));
+                if (pp.timeout.count() <= 0) {
+                    fail(child(at, "timeout"), "must be above 0");
+                }
+            }
+            if (wrapper.contains("allow")) {
+                pp.allow = ip_ranges(wrapper["allow"], child(at, "allow"));
+            }
+            if (wrapper.contains("deny")) {
+                pp.deny = ip_ranges(wrapper["deny"], child(at, "deny"));
+            }
+            if (wrapper.contains("fallback_policy")) {
+                pp.fallback_policy =
+                    string(wrapper["fallback_policy"], child(at, "fallback_policy"));
+                const std::string& policy = pp.fallback_policy;
+                if (policy != "ignore" && policy != "use" && policy != "reject" &&
+                    policy != "require" && policy != "skip") {
+                    fail(child(at, "fallback_policy"),
+                         "unknown policy " + printable(policy) +
+                             " (use ignore, use, reject, require or skip)");
+                }
+            }
+        }
+        return result;
+    }
+
     void php(const json& value, const std::string& pointer, server_config& config) const {
         object(value, pointer,
-               {"num_threads", "max_wait_time", "max_queue", "max_requests", "ini_file", "ini",
-                "workers", "worker_restart_grace"});
+               {"num_threads", "max_wait_time", "max_queue", "max_requests", "max_memory",
+                "ini_file", "ini", "workers", "worker_restart_grace"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
@@ -807,6 +975,9 @@ class document_reader {
         if (value.contains("max_requests")) {
             config.max_requests =
                 integer(value["max_requests"], child(pointer, "max_requests"), 0, 1'000'000'000);
+        }
+        if (value.contains("max_memory")) {
+            config.max_memory = size(value["max_memory"], child(pointer, "max_memory"));
         }
         if (value.contains("ini_file")) {
             config.php_ini_file = string(value["ini_file"], child(pointer, "ini_file"));

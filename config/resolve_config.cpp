@@ -38,6 +38,23 @@ void resolve_root(site_config& site) {
         }
         entry.root = resolved.string();
     }
+    if (site.x_sendfile) {
+        // Canonical, so that a file's real path can be checked against them by prefix.
+        auto canonical_directory = [&](std::string& dir) {
+            const fs::path resolved = fs::canonical(dir, ec);
+            if (ec || !fs::is_directory(resolved)) {
+                throw located_error(site.x_sendfile->origin,
+                                    "x_sendfile directory " + dir + " is not a readable directory");
+            }
+            dir = resolved.string();
+        };
+        for (std::string& dir : site.x_sendfile->roots) {
+            canonical_directory(dir);
+        }
+        for (accel_mapping& mapping : site.x_sendfile->accel_redirect) {
+            canonical_directory(mapping.root);
+        }
+    }
 }
 
 // A relative worker file: the current directory first, as FrankenPHP does, then the root.
@@ -187,11 +204,14 @@ void resolve_config(server_config& config, std::size_t cores) {
     }
 
     // FrankenPHP's global max_requests restarts classic and worker threads alike; a worker's
-    // own max_requests wins.
+    // own max_requests wins. max_memory is inherited the same way.
     for (std::vector<worker_config>* list : all_worker_lists(config)) {
         for (worker_config& worker : *list) {
             if (worker.max_requests == 0) {
                 worker.max_requests = config.max_requests;
+            }
+            if (worker.max_memory == 0) {
+                worker.max_memory = config.max_memory;
             }
         }
     }

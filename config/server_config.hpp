@@ -61,6 +61,9 @@ struct worker_config {
     /// matcher syntax: "/api/*", "*.json", "/exact", "*" (everything).
     std::vector<std::string> match;
     std::uint64_t max_requests = 0;  ///< restart a thread's script after this many; 0 = never
+    /// Restart a thread's script (with a fresh PHP context) after a request that leaves its Zend
+    /// heap above this many bytes; 0 = never.
+    std::size_t max_memory = 0;
     /// Boot failures in a row before start-up gives up (at run time the worker keeps retrying
     /// with backoff); -1 = never give up.
     int max_consecutive_failures = 6;
@@ -154,6 +157,23 @@ struct path_root {
     source_location origin;
 };
 
+/// One `accel_redirect PREFIX DIR` of x_sendfile: `X-Accel-Redirect: PREFIX/a/b` sends DIR/a/b.
+struct accel_mapping {
+    std::string prefix;  ///< URL path, starts and ends with '/': "/private-files/"
+    std::string root;    ///< made absolute and canonical by resolve_config()
+};
+
+/// X-Sendfile / X-Accel-Redirect (Apache's mod_xsendfile, nginx's internal locations): a PHP
+/// response that names a file in one of these headers is answered with that file by the
+/// server, and the PHP thread is free as soon as the script ends.
+struct x_sendfile_config {
+    /// `X-Sendfile: /abs/path` may name files under these directories (canonical).
+    std::vector<std::string> roots;
+    /// `X-Accel-Redirect: /prefix/path` maps to a directory.
+    std::vector<accel_mapping> accel_redirect;
+    source_location origin;
+};
+
 /// One site: where it listens, which Host names it answers, and how its requests are served.
 struct site_config {
     std::vector<listen_address> listen{{"", 8080}};
@@ -187,12 +207,38 @@ struct site_config {
     bool access_log = false;              ///< log every request of this site (Caddy's `log`)
     access_log_output access_log_to;      ///< where, when access_log
     std::optional<encode_config> encode;  ///< response compression; nullopt: off
+    std::optional<x_sendfile_config> x_sendfile;  ///< nullopt: the headers pass through as set
     /// Needed by, and only by, a site with https:// addresses in `listen`.
     std::optional<tls_config> tls;
     /// Plain-HTTP addresses where requests for this site's hosts get a 308 to its HTTPS address
     /// (Caddy's automatic HTTP->HTTPS redirect).
     std::vector<listen_address> redirect_to_https;
     source_location origin;
+};
+
+/// Which peers may tell the client's address, scheme and host through forwarding headers
+/// (Caddy's global `servers { trusted_proxies ... }` and its companions). With no range and
+/// no trust_unix every forwarding header is left as the client sent it.
+struct trusted_proxies_config {
+    std::vector<std::string> ranges;  ///< CIDR ranges; `private_ranges` expanded
+    bool strict = false;              ///< trusted_proxies_strict: right-most untrusted address
+    bool trust_unix = false;          ///< trusted_proxies_unix: Unix-socket peers are trusted
+    /// trusted_proxies_host (Spindle's own): HTTP_HOST and SERVER_NAME from X-Forwarded-Host
+    /// or Forwarded host=; Caddy has no such switch, and a wrong Host breaks virtual hosts.
+    bool use_host = false;
+    /// Where the client address is read, the first present wins (client_ip_headers); a
+    /// header named Forwarded is read as RFC 7239.
+    std::vector<std::string> client_ip_headers{"X-Forwarded-For", "Forwarded"};
+};
+
+/// The PROXY protocol on every listener (Caddy's `listener_wrappers { proxy_protocol }`).
+struct proxy_protocol_config {
+    /// How long a new connection may take to send its header.
+    std::chrono::milliseconds timeout{5'000};
+    std::vector<std::string> allow;  ///< peers whose header is used (their address replaced)
+    std::vector<std::string> deny;   ///< peers whose connection is refused if they send one
+    /// For the other peers: ignore, use, reject, require or skip (go-proxyproto's policies).
+    std::string fallback_policy = "ignore";
 };
 
 /// Everything a running server needs, from the command line (config/command_line.hpp), a
@@ -207,6 +253,10 @@ struct server_config {
     /// global `frankenphp { max_requests }`): classic threads, and every worker that sets no
     /// max_requests of its own. 0 = never.
     std::uint64_t max_requests = 0;
+    /// A PHP thread whose Zend heap is above this many bytes after a request gets a fresh PHP
+    /// context (RoadRunner's max_worker_memory): classic threads, and every worker that sets no
+    /// max_memory of its own. 0 = never.
+    std::size_t max_memory = 0;
     std::optional<std::string> php_ini_file;  ///< replaces php.ini lookup
     string_pairs php_ini;                     ///< extra ini settings
     /// Worker groups shared by every site (the global `frankenphp { worker }`).
@@ -218,6 +268,8 @@ struct server_config {
     /// How long a graceful stop (SIGTERM) waits for in-flight requests.
     std::chrono::milliseconds grace_period{30'000};
     http_limits limits;
+    trusted_proxies_config trusted_proxies;
+    std::optional<proxy_protocol_config> proxy_protocol;  ///< nullopt: no PROXY header read
     /// Where the admin endpoint (metrics, /threads, health, status page, worker restarts)
     /// listens; nullopt: off. Plain HTTP without authentication: keep it on loopback or a
     /// private network.

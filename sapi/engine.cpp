@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,7 @@
 #include "sapi/pcntl_guard.hpp"
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
+#include "sapi/php_paths.hpp"
 #include "sapi/sapi_module.hpp"
 #include "sapi/script_directory.h"
 #include "sapi/server_variables.hpp"
@@ -217,7 +219,8 @@ int startup(sapi_module_struct* module) {
 // loaded by name), then the operator's settings, which win over php.ini.
 std::string build_ini_entries(const engine_options& options) {
     std::string entries =
-        options.opcache ? "zend_extension=" SPINDLE_PHP_EXTENSION_DIR "/opcache.so\n" : "";
+        options.opcache ? "zend_extension=" + current_php_paths().extension_dir + "/opcache.so\n"
+                        : "";
     for (const auto& [key, value] : options.ini_overrides) {
         append_ini_entry(entries, key, value);
     }
@@ -384,15 +387,22 @@ engine::engine(engine_options options) {
     spindle_sapi_module.startup = startup;
     spindle_sapi_module.ini_defaults = ini_defaults;
     spindle_sapi_module.php_ini_ignore_cwd = 1;
+    // --php-ini, else an installed tree's etc/spindle (php_paths.hpp), else PHP's own search
+    // (PHPRC, then the compiled-in folder).
+    const php_paths& paths = current_php_paths();
     if (options.ini_file) {
         spindle_sapi_module.php_ini_path_override = persistent_copy(*options.ini_file);
+    } else if (const auto folder = ini_search_override(paths)) {
+        spindle_sapi_module.php_ini_path_override = persistent_copy(*folder);
     }
     spindle_sapi_module.ini_entries = persistent_copy(build_ini_entries(options));
     php_import_environment_variables = import_environment;
 
+    std::optional<ini_scan_dir_scope> scan_dir(std::in_place, paths);
     if (spindle_sapi_module.startup(&spindle_sapi_module) == FAILURE) {
         throw std::runtime_error("PHP failed to start; see the PHP messages above");
     }
+    scan_dir.reset();
     // The $_SERVER keys and the filter.default decision; php.ini is loaded now.
     init_server_variables();
     previous_interrupt_function = zend_interrupt_function;
@@ -404,7 +414,7 @@ engine::engine(engine_options options) {
         spdlog::get("sapi")->warn(
             "OPcache is not loaded: every request compiles its scripts. Check that "
             "{}/opcache.so exists and that your php.ini does not disable it",
-            SPINDLE_PHP_EXTENSION_DIR);
+            paths.extension_dir);
     }
     // php_init_config() records the php.ini it loaded under this name.
     zval* ini_path = cfg_get_entry("cfg_file_path", sizeof("cfg_file_path") - 1);
@@ -491,6 +501,11 @@ const char* engine::php_version() noexcept {
     return PHP_VERSION;
 }
 
+std::int64_t engine::memory_limit() const noexcept {
+    // The control thread's copy of PHP's globals holds the value php.ini and ini_entries set.
+    return static_cast<std::int64_t>(PG(memory_limit));
+}
+
 void engine::run_script(request& req, const std::function<void()>& response_done) noexcept {
     slot_context& ctx = *thread_slot;
     bind_request(ctx, req);
@@ -514,6 +529,9 @@ void engine::run_script(request& req, const std::function<void()>& response_done
     leave_session_save_handler();
     php_request_shutdown(nullptr);
     spindle_leave_script_directory();
+    // What the request leaves behind: the request's memory is gone, the memory manager's
+    // cached chunks are not (max_memory decides on this).
+    ctx.last_memory.held = zend_memory_usage(true);
 
     complete_response(ctx, failed);
     ctx.response_done = nullptr;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -83,6 +84,10 @@ class engine {
 
     /// The PHP version string ("8.2.32").
     static const char* php_version() noexcept;
+
+    /// PHP's memory_limit in bytes once php.ini and the settings were read (-1: none). Control
+    /// thread, after construction.
+    std::int64_t memory_limit() const noexcept;
 };
 
 }  // namespace spindle::sapi

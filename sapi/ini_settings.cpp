@@ -1,5 +1,7 @@
 #include "sapi/ini_settings.hpp"
 
+#include "sapi/php_paths.hpp"
+
 #include <strings.h>
 
 #include <algorithm>
@@ -21,6 +23,8 @@ void add_system_ini_defaults(HashTable* configuration) {
     set_ini_default(configuration, "pdo_mysql.default_socket", "/var/run/mysqld/mysqld.sock");
     // Debian's PHP libraries (php-symfony-*, php-twig, ...) live in /usr/share/php.
     set_ini_default(configuration, "include_path", ".:/usr/share/php");
+    // The extensions beside this binary (an installed tree can move; php_paths.hpp).
+    set_ini_default(configuration, "extension_dir", current_php_paths().extension_dir);
 }
 
 void append_ini_entry(std::string& entries, std::string_view name, std::string_view value) {

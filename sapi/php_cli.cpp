@@ -11,12 +11,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sapi/execution_timer.h"
 #include "sapi/ini_settings.hpp"
 #include "sapi/php.hpp"
+#include "sapi/php_paths.hpp"
 
 #include <main/build-defs.h>
 
@@ -182,7 +184,8 @@ std::string ini_entries(const config::php_cli_args& args) {
     std::string entries =
         "html_errors=0\nregister_argc_argv=1\nimplicit_flush=1\noutput_buffering=0\n"
         "max_execution_time=0\nmax_input_time=-1\n"
-        "zend_extension=" SPINDLE_PHP_EXTENSION_DIR "/opcache.so\n";
+        "zend_extension=" +
+        current_php_paths().extension_dir + "/opcache.so\n";
     for (const auto& [name, value] : args.ini_settings) {
         append_ini_entry(entries, name, value);
     }
@@ -393,15 +396,20 @@ int run_php_cli(const config::php_cli_args& args, const char* program) {
     cli_module.phpinfo_as_text = 1;
     cli_module.php_ini_ignore_cwd = 1;
     cli_module.php_ini_ignore = args.no_ini ? 1 : 0;
-    std::string ini_path = args.ini_path.value_or("");
-    cli_module.php_ini_path_override = args.ini_path ? ini_path.data() : nullptr;
+    // -c, else an installed tree's etc/spindle (php_paths.hpp), else PHP's own search.
+    const php_paths& paths = current_php_paths();
+    std::string ini_path = args.ini_path.value_or(ini_search_override(paths).value_or(""));
+    cli_module.php_ini_path_override = ini_path.empty() ? nullptr : ini_path.data();
     std::string entries = ini_entries(args);
     cli_module.ini_entries = entries.data();
     // PHP derives PHP_BINARY from it (resolving links; php_link_path() undoes that).
     cli_module.executable_location = const_cast<char*>(program);
 
     int status = 1;
-    if (cli_module.startup(&cli_module) == FAILURE) {
+    std::optional<ini_scan_dir_scope> scan_dir(std::in_place, paths);
+    const bool started = cli_module.startup(&cli_module) != FAILURE;
+    scan_dir.reset();
+    if (!started) {
         std::fprintf(stderr, "Could not start PHP\n");
     } else {
         if (const std::string link = php_link_path(program); !link.empty()) {

@@ -250,7 +250,8 @@ bool end_request(slot_context& ctx) noexcept {
     // The script now waits for the next request: no execution limit while it waits.
     end_execution_limit(ctx);
     // What stays is the resident script's own memory; the next request's peak starts there.
-    ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false)};
+    ctx.last_memory = {zend_memory_usage(false), zend_memory_peak_usage(false),
+                       zend_memory_usage(true)};
     zend_memory_reset_peak_usage();
     return session_failed;
 }

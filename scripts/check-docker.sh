@@ -655,7 +655,7 @@ def check_caddyfile(dockerfile, binary):
 # ---------------------------------------------------------------------------------------------
 # docker/compose.yaml
 # ---------------------------------------------------------------------------------------------
-def check_compose():
+def check_compose(dockerfile):
     try:
         import yaml
     except ImportError:
@@ -698,6 +698,15 @@ def check_compose():
                     fail(f"{COMPOSE}: {name} mounts {source}, which does not exist next to {COMPOSE}")
             elif source and source not in (doc.get("volumes") or {}):
                 fail(f"{COMPOSE}: {name} uses the volume {source}, not declared under volumes:")
+    # The app's probe is the image's: the admin endpoint's /healthz, which never runs PHP. A probe
+    # of the site would run the application (and its database) every few seconds.
+    app_test = " ".join(str(w) for w in (app.get("healthcheck") or {}).get("test") or [])
+    m = re.search(r"http://(127\.0\.0\.1|localhost):(\d+)(/[^\s\"']*)", app_test)
+    if dockerfile and dockerfile.get("health") and (
+            not m or (int(m.group(2)), m.group(3)) != dockerfile["health"]):
+        port, path = dockerfile["health"]
+        fail(f"{COMPOSE}: app's healthcheck should probe http://127.0.0.1:{port}{path} as the "
+             f"image's HEALTHCHECK does, found: {app_test or 'none'}")
     build = app.get("build") or {}
     if isinstance(build, str):
         build = {"context": build}
@@ -822,7 +831,7 @@ else:
         check_libraries(dockerfile, binary)
     check_caddyfile(dockerfile, binary)
     check_kubernetes(binary)
-check_compose()
+check_compose(dockerfile)
 
 for line in notes:
     print(f"check-docker: {line}", file=sys.stderr)

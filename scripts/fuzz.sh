@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes, with libFuzzer, N seconds per target (default 30): caddyfile_fuzz (the Caddyfile
 # front end: lexer, parser, dispenser, adapter, JSON validation), path_fuzz (the router's
-# path normalisation and resolution) and request_fuzz (raw HTTP requests through Beast's
+# path normalisation and resolution), proxy_header_fuzz (PROXY protocol v1/v2 headers) and
+# request_fuzz (raw HTTP requests through Beast's
 # parser and the header mapping into the embedded PHP engine's $_SERVER, $_COOKIE, $_GET,
 # $_POST). It builds in its own clang build dir, build-fuzz (the gcc
 # build in build/ is not touched), against the same cached libphp as scripts/setup.sh. Each
@@ -30,7 +31,7 @@ build_dir=${BUILD_DIR:-build-fuzz}
 echo "[fuzz] building the fuzz targets in $build_dir" >&2
 CC=clang CXX=clang++ cmake -S . -B "$build_dir" -DPHP_CONFIG="$prefix/bin/php-config" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSPINDLE_FUZZ=ON -DSPINDLE_BUILD_TESTS=OFF >&2
-cmake --build "$build_dir" --target caddyfile_fuzz path_fuzz request_fuzz -j"$(nproc)" >&2
+cmake --build "$build_dir" --target caddyfile_fuzz path_fuzz request_fuzz proxy_header_fuzz -j"$(nproc)" >&2
 
 run() {  # run TARGET CORPUS-NAME SEED-DIR...
   local target=$1 corpus="$build_dir/corpus/$2"
@@ -48,6 +49,7 @@ run() {  # run TARGET CORPUS-NAME SEED-DIR...
 # The golden-test Caddyfiles are realistic seeds that reach deep into the adapter.
 run caddyfile_fuzz caddyfile tests/fuzz/corpus/caddyfile tests/fixtures/config
 run path_fuzz path tests/fuzz/corpus/path
+run proxy_header_fuzz proxy_header tests/fuzz/corpus/proxy_header
 # The embedded PHP engine: its allocations through malloc so ASan sees them, PHP's persistent
 # memory not a leak.
 USE_ZEND_ALLOC=0 ASAN_OPTIONS=detect_leaks=0 run request_fuzz request tests/fuzz/corpus/request

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs every Debian package Spindle needs to build PHP, build itself and
-# run its tests. Idempotent: a second run only checks what is installed.
-#   scripts/install-deps.sh        the build and the tests (scripts/setup.sh)
+# Installs the Debian packages of one or more groups. Idempotent: a second run only checks
+# what is installed.
+#   scripts/install-deps.sh        build: what building PHP and Spindle and running it need
+#   scripts/install-deps.sh test   the test toolchain: GoogleTest, pytest, clang, Chromium, ...
 #   scripts/install-deps.sh apps   the Debian-packaged PHP applications that tests/apps drives
 #                                  end to end, and the MariaDB server WordPress needs; their
 #                                  files are served by Spindle's own libphp (Debian's php8.2
@@ -9,11 +10,11 @@
 #                                  for MediaWiki's installer)
 set -euo pipefail
 
+# What building PHP and Spindle needs, and the libraries the server runs with: all that
+# scripts/setup.sh, scripts/install.sh and scripts/serve-example.sh install for users.
 build_packages=(
   # toolchain
-  build-essential cmake pkg-config autoconf bison re2c dpkg-dev git clang-format
-  # fuzzing (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes come with clang's rt
-  clang libclang-rt-14-dev
+  build-essential cmake pkg-config autoconf bison re2c dpkg-dev git
   # PHP extension libraries (ZTS libphp is built from source against these)
   libxml2-dev libsqlite3-dev libssl-dev libicu-dev libonig-dev libsodium-dev
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
@@ -23,16 +24,29 @@ build_packages=(
   libmagickwand-dev libmemcached-dev libyaml-dev librabbitmq-dev
   # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression,
   # libjemalloc-dev for its malloc (SPINDLE_MALLOC in CMakeLists.txt)
-  libboost1.81-dev libspdlog-dev nlohmann-json3-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libzstd-dev libbrotli-dev libjemalloc-dev
+  libboost1.81-dev libspdlog-dev nlohmann-json3-dev libzstd-dev libbrotli-dev libjemalloc-dev
+  # curl: the first request to the example server, and the Docker image's health check
+  curl
+)
+
+# What the tests, the format check, fuzzing and the benchmarks need on top (scripts/test.sh).
+test_packages=(
+  clang-format
+  # fuzzing (scripts/fuzz.sh): libFuzzer and the sanitizer runtimes come with clang's rt
+  clang libclang-rt-14-dev
+  # the unit tests and the micro-benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
   # integration tests; python3-yaml: scripts/check-docker.sh reads docker/compose.yaml;
   # python3-brotli and python3-zstandard decode compressed responses (tests/integration/test_encode.py);
-  # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py)
-  python3 python3-pytest python3-yaml python3-brotli python3-zstandard curl wrk procps haproxy
+  # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py), and
+  # the PROXY protocol v1/v2 sender (tests/integration/test_proxy_protocol.py)
+  python3 python3-pytest python3-yaml python3-brotli python3-zstandard wrk procps haproxy
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
   # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
   postgresql redis-server slowhttptest
+  # tests/integration/test_systemd.py checks the unit file with systemd-analyze
+  systemd
   # the ACME test CA (pebble) and its DNS stub (pebble-challtestsrv) that
   # tests/integration/test_acme.py obtains certificates from
   pebble
@@ -55,11 +69,15 @@ app_packages=(
   nginx-light php8.2-fpm
 )
 
-case ${1:-build} in
-  build) packages=("${build_packages[@]}") ;;
-  apps) packages=("${app_packages[@]}") ;;
-  *) echo "usage: scripts/install-deps.sh [build|apps]" >&2; exit 2 ;;
-esac
+packages=()
+for group in "${@:-build}"; do
+  case $group in
+    build) packages+=("${build_packages[@]}") ;;
+    test) packages+=("${test_packages[@]}") ;;
+    apps) packages+=("${app_packages[@]}") ;;
+    *) echo "usage: scripts/install-deps.sh [build] [test] [apps]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sets everything up (scripts/setup.sh, warnings as errors; the Debian-packaged apps that
-# tests/apps drives) and runs every test: formatting, unit tests, the integration suite and
+# Sets everything up (scripts/setup.sh with the test toolchain, warnings as errors; the
+# Debian-packaged apps that tests/apps drives) and runs every test: formatting, unit tests, the integration suite and
 # the app flows against the real binary (ctest), then a short fixed fuzzing run of the
 # Caddyfile front end (FUZZ_SECONDS, default 30; 0 skips it).
 set -euo pipefail

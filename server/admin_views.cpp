@@ -238,6 +238,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         json request = nullptr;
         if (const std::optional<worker::running_request> running = s->running()) {
             request = {{"method", running->method},
+                       {"client", running->client},
                        {"uri", running->uri},
                        {"running_ms",
                         std::chrono::duration<double, std::milli>(running->elapsed).count()}};
@@ -246,6 +247,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
         const sapi::memory_use memory = s->memory();
         entry["memory_bytes"] = memory.in_use;
         entry["peak_memory_bytes"] = memory.peak;
+        entry["held_memory_bytes"] = memory.held;
         threads.push_back(std::move(entry));
     }
     json groups = json::array();

@@ -10,8 +10,10 @@
 #include "config/server_config.hpp"
 #include "encode/compressed_cache.hpp"
 #include "encode/encode_policy.hpp"
+#include "server/forwarded_client.hpp"
 #include "server/http_metrics.hpp"
 #include "server/memory_budget.hpp"
+#include "server/proxy_header.hpp"
 #include "server/router.hpp"
 
 namespace spindle::worker {
@@ -48,6 +50,8 @@ struct site_context {
     std::size_t env_index = 0;       ///< its environment (sapi::engine::add_environment)
     bool access_log = false;
     std::optional<encode::encode_policy> encode;  ///< response compression; nullopt: off
+    /// X-Sendfile / X-Accel-Redirect directories; nullopt: those headers pass through.
+    std::optional<config::x_sendfile_config> x_sendfile;
     /// Not 0: this entry only answers plain HTTP for an HTTPS site's hosts with a 308 to
     /// https://host[:port] (the site's redirect_to_https); nothing else of it is used.
     std::uint16_t redirect_https_port = 0;
@@ -71,6 +75,12 @@ struct http_context {
     /// (limits.response_memory_total); past it, responses spill to temporary files.
     memory_budget response_memory{config.limits.response_memory_total};
     http_metrics metrics{};  ///< responses, durations, 503 rejections
+    /// trusted_proxies, ready for lookups (the ranges were checked with the configuration).
+    const forwarding_rules forwarding{config.trusted_proxies};
+    /// The proxy_protocol listener wrapper; nullopt: connections start with their protocol.
+    const std::optional<proxy_protocol_rules> proxy_protocol =
+        config.proxy_protocol ? std::optional<proxy_protocol_rules>(*config.proxy_protocol)
+                              : std::nullopt;
     /// Bytes of compressed static files kept: a few thousand typical CSS/JS/HTML files.
     static constexpr std::size_t compressed_files_capacity = 64 * 1024 * 1024;
     /// Compressed static files of every site (`encode`), shared by the I/O threads.

@@ -15,6 +15,7 @@
 #include "config/watch_pattern.hpp"
 #include "server/admin_server.hpp"
 #include "server/listener.hpp"
+#include "server/systemd_notifier.hpp"
 #include "server/tls_certificates.hpp"
 #include "worker/pool.hpp"
 
@@ -79,8 +80,9 @@ std::vector<config::watch_pattern> watch_patterns(const config::server_config& c
 }  // namespace
 
 http_server::http_server(const config::server_config& config, std::vector<site_context> sites,
-                         worker::pool& pool)
+                         worker::pool& pool, const systemd_notifier& notifier)
     : config_(config),
+      notifier_(notifier),
       context_{config, std::move(sites), pool},
       io_(io_thread_count(config)),
       control_(net::make_strand(io_.main())),
@@ -242,7 +244,7 @@ http_server::http_server(const config::server_config& config, std::vector<site_c
                     }
                     return names;
                 },
-                [this] { return reload_tls("POST /tls/reload"); });
+                [this] { return reload("POST /tls/reload"); });
         } catch (const std::system_error& e) {
             throw config::located_error(config.admin_origin, std::string(e.what()) +
                                                                  " (set admin to another "
@@ -305,6 +307,8 @@ void http_server::serve() {
             spdlog::get("server")->info("listening on {}", l->describe());
             l->run();
         }
+        // main calls serve() once every PHP thread booted: systemd may now send traffic.
+        notifier_.ready("serving " + std::to_string(listeners_.size()) + " address(es)");
     });
     io_.join();
 }
@@ -319,6 +323,7 @@ void http_server::on_signal(const boost::system::error_code& ec, int signal) {
         return;
     }
     draining_ = true;
+    notifier_.stopping();
     context_.stopping.store(true);
     restart_signals_.cancel();
     reload_signals_.cancel();
@@ -356,9 +361,16 @@ void http_server::on_reload_signal(const boost::system::error_code& ec, int sign
     if (ec) {
         return;
     }
-    reload_tls("signal " + std::to_string(signal));
+    reload("signal " + std::to_string(signal));
     reload_signals_.async_wait(
         [this](const boost::system::error_code& e, int s) { on_reload_signal(e, s); });
+}
+
+std::vector<std::string> http_server::reload(const std::string& why) {
+    notifier_.reloading();
+    std::vector<std::string> errors = reload_tls(why);
+    notifier_.ready("reloaded (" + why + ")");
+    return errors;
 }
 
 std::vector<std::string> http_server::reload_tls(const std::string& why) {
@@ -413,6 +425,12 @@ void http_server::abandon_responses() {
 }
 
 void http_server::check_drained() {
+    // Queued requests whose clients left are not run while the server stops: no one would
+    // take their answers (a slow-read attack can leave hundreds of them behind one worker).
+    if (const std::size_t dropped = context_.pool.drop_abandoned()) {
+        spdlog::get("server")->info("stopping: dropped {} queued request(s) whose client left",
+                                    dropped);
+    }
     auto stats = context_.pool.stats();
     bool idle = stats.busy == 0 && stats.queued == 0 && context_.active_responses.load() == 0;
     if (idle || std::chrono::steady_clock::now() >= drain_deadline_) {

@@ -24,6 +24,7 @@ namespace spindle::server {
 
 class admin_server;
 class listener;
+class systemd_notifier;
 
 /// The HTTP front end: the sites' listeners, the admin endpoint, the I/O threads that run
 /// every connection, and the signals that stop the server or restart its workers. Built and
@@ -41,8 +42,10 @@ class http_server {
     /// Binds every listen address of every site, then the admin address, before anything is
     /// served; an address that cannot be bound throws config_error at the setting that asked
     /// for it. `sites` follow config.sites, one for one.
+    /// `notifier` hears when the server is ready, reloads and stops (systemd; it outlives the
+    /// server).
     http_server(const config::server_config& config, std::vector<site_context> sites,
-                worker::pool& pool);
+                worker::pool& pool, const systemd_notifier& notifier);
     /// Stops the I/O threads if they still run and joins them.
     ~http_server();
     http_server(const http_server&) = delete;
@@ -61,7 +64,10 @@ class http_server {
     void on_signal(const boost::system::error_code& ec, int signal);
     void on_restart_signal(const boost::system::error_code& ec, int signal);
     void on_reload_signal(const boost::system::error_code& ec, int signal);
-    /// Reads every HTTPS listener's certificates again (SIGHUP, POST /tls/reload); a listener
+    /// What a reload does (SIGHUP, POST /tls/reload), between systemd's RELOADING=1 and READY=1:
+    /// today the certificates (reload_tls). Returns the failures. Any thread.
+    std::vector<std::string> reload(const std::string& why);
+    /// Reads every HTTPS listener's certificates again; a listener
     /// whose files fail keeps its old ones. Returns the failures. Any thread.
     std::vector<std::string> reload_tls(const std::string& why);
     /// Restarts every worker script (SIGUSR1, POST /workers/restart); control_ strand.
@@ -73,6 +79,7 @@ class http_server {
     void stop_io();
 
     const config::server_config& config_;
+    const systemd_notifier& notifier_;
     http_context context_;
     // Declared after context_ and before the objects that use it, so that handlers still
     // queued when it is destroyed (sessions holding context_) go before context_ does.

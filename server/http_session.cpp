@@ -35,6 +35,7 @@
 #include "server/static_file.hpp"
 #include "server/status_text.hpp"
 #include "server/tls_certificates.hpp"
+#include "server/x_sendfile.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -102,6 +103,7 @@ http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
         // (Laravel's TrustProxies, Symfony's trusted_proxies) read X-Forwarded-For from it.
         remote_addr_ = local_addr_ = "127.0.0.1";
         local_port_ = 80;
+        peer_is_unix_ = true;
     } else {
         if (!ec) {
             local_addr_ = local.address().to_string();
@@ -128,12 +130,94 @@ http_session::~http_session() {
 
 void http_session::start() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-        if (self->tls_) {
-            self->do_detect_tls();
+        if (self->context_.proxy_protocol) {
+            self->do_read_proxy_header();
         } else {
-            self->do_wait_request();
+            self->start_protocol();
         }
     });
+}
+
+void http_session::start_protocol() {
+    if (tls_) {
+        do_detect_tls();
+    } else {
+        do_wait_request();
+    }
+}
+
+// --- PROXY protocol ----------------------------------------------------------------------
+
+void http_session::do_read_proxy_header() {
+    if (!proxy_parser_) {
+        proxy_policy_ = context_.proxy_protocol->policy_for(remote_addr_, peer_is_unix_);
+        if (proxy_policy_ == proxy_policy::skip) {
+            start_protocol();
+            return;
+        }
+        proxy_parser_.emplace();
+        // One deadline for the whole header, as HAProxy's and Caddy's `timeout`: a peer that
+        // connects and says nothing holds the connection no longer.
+        stream_.expires_after(context_.proxy_protocol->timeout);
+    }
+    // The header is small (107 bytes for v1, 16 + 4096 at most for v2); what comes after it in
+    // the same read stays in buffer_ for TLS or HTTP.
+    const std::size_t room = std::min<std::size_t>(proxy_header_parser::max_v2_payload + 16,
+                                                   buffer_.max_size() - buffer_.size());
+    if (room == 0) {
+        do_close();
+        return;
+    }
+    stream_.tcp().async_read_some(
+        buffer_.prepare(room),
+        beast::bind_front_handler(&http_session::on_read_proxy_header, shared_from_this()));
+}
+
+void http_session::on_read_proxy_header(beast::error_code ec, std::size_t bytes) {
+    if (ec) {
+        log()->debug("PROXY header from {}: {}", remote_addr_,
+                     ec == beast::error::timeout ? "none within the timeout" : ec.message());
+        do_close();
+        return;
+    }
+    const std::size_t before = buffer_.size();
+    buffer_.commit(bytes);
+    const auto* data = static_cast<const char*>(buffer_.data().data());
+    proxy_parser_->feed(std::string_view(data + before, bytes));
+    switch (proxy_parser_->state()) {
+        case proxy_header_state::done: break;
+        case proxy_header_state::not_proxy:
+            if (proxy_policy_ == proxy_policy::require) {
+                log()->debug("connection from {} sent no PROXY header; closed", remote_addr_);
+                do_close();
+                return;
+            }
+            proxy_parser_.reset();
+            start_protocol();
+            return;
+        case proxy_header_state::invalid:
+            log()->debug("malformed PROXY header from {}: {}; closed", remote_addr_,
+                         proxy_parser_->error());
+            do_close();
+            return;
+        default: do_read_proxy_header(); return;
+    }
+    if (proxy_policy_ == proxy_policy::reject) {
+        log()->debug("PROXY header from {}, which is denied; closed", remote_addr_);
+        do_close();
+        return;
+    }
+    const proxy_header& header = proxy_parser_->header();
+    if (header.source && proxy_policy_ != proxy_policy::ignore) {
+        // From here on the client is the address the proxy names, for trusted_proxies as for
+        // REMOTE_ADDR and the access log.
+        remote_addr_ = config::format_ip(header.source->address);
+        remote_port_ = header.source->port;
+        peer_is_unix_ = false;
+    }
+    buffer_.consume(proxy_parser_->header_size());
+    proxy_parser_.reset();
+    start_protocol();
 }
 
 // --- TLS ---------------------------------------------------------------------------------
@@ -455,7 +539,21 @@ void http_session::on_read_body(beast::error_code ec, std::size_t) {
 
 // --- answering ---------------------------------------------------------------------------
 
+void http_session::read_forwarding_headers() {
+    forwarded_ = {};
+    if (!context_.forwarding.is_enabled() ||
+        !is_trusted_peer(context_.forwarding, remote_addr_, peer_is_unix_)) {
+        return;
+    }
+    std::vector<field_view> fields;
+    for (const auto& field : parser_->get()) {
+        fields.push_back({field.name_string(), field.value()});
+    }
+    forwarded_ = read_forwarded(context_.forwarding, fields);
+}
+
 void http_session::handle_request() {
+    read_forwarding_headers();
     const std::string_view host = parser_->get()[http::field::host];
     if (plain_on_tls_port_) {
         // The connection cannot turn into TLS: answer, then close.
@@ -595,8 +693,7 @@ void http_session::respond_fixed(const config::respond_rule& rule) {
 
 void http_session::serve_static(const route& r) {
     const auto& req = parser_->get();
-    bool is_head = req.method() == http::verb::head;
-    if (req.method() != http::verb::get && !is_head) {
+    if (req.method() != http::verb::get && req.method() != http::verb::head) {
         respond(405, "static files answer GET and HEAD only", keep_alive_, "Allow: GET, HEAD\r\n");
         return;
     }
@@ -609,10 +706,39 @@ void http_session::serve_static(const route& r) {
         respond(404, "", keep_alive_);
         return;
     }
+    serve_file(fd, st, r.file, {}, {});
+}
+
+void http_session::serve_handoff(const file_handoff& handoff) {
+    const handoff_file file = open_handoff_file(*site_->x_sendfile, handoff);
+    if (file.status != 0) {
+        // The app named a file it may not send: its author has to fix the path or the
+        // x_sendfile directories, so say which.
+        log()->warn(
+            "[req {}] {} refused ({}): {}; check the path the script sets or the site's "
+            "x_sendfile directories",
+            request_id_, handoff.is_accel_redirect ? "X-Accel-Redirect" : "X-Sendfile", file.status,
+            file.reason);
+        respond(file.status, "", keep_alive_);
+        return;
+    }
+    struct stat st {};
+    ::fstat(file.fd, &st);  // succeeded in open_handoff_file
+    serve_file(file.fd, st, file.name, handoff.content_type, handoff.headers);
+}
+
+void http_session::serve_file(int fd, const struct stat& st, const std::string& name,
+                              std::string_view content_type, std::string_view extra_headers) {
+    const auto& req = parser_->get();
+    const bool is_head = req.method() == http::verb::head;
+    // Validators and ranges belong to GET and HEAD; a hand-off after a POST sends the file.
+    const bool is_safe = is_head || req.method() == http::verb::get;
     file_meta meta{static_cast<std::uint64_t>(st.st_size), st.st_mtime};
     std::string etag = make_etag(meta);
     std::string last_modified = format_http_date(meta.mtime);
-    const std::string_view content_type = mime_type_for(r.file);
+    if (content_type.empty()) {
+        content_type = mime_type_for(name);
+    }
     // Compressible files may go out compressed (encode/static_variant.hpp); Range requests
     // are always answered from the identity file.
     encode::static_choice encoding;
@@ -629,18 +755,18 @@ void http_session::serve_static(const route& r) {
     const bool is_compressed = encoding.coding != encode::content_coding::identity;
 
     std::string head;
-    if (is_not_modified(req[http::field::if_none_match], req[http::field::if_modified_since], etag,
-                        meta)) {
+    if (is_safe && is_not_modified(req[http::field::if_none_match],
+                                   req[http::field::if_modified_since], etag, meta)) {
         ::close(fd);
         std::string validators = "ETag: " + (is_compressed ? encode::weak_etag(etag) : etag) +
                                  "\r\nLast-Modified: " + last_modified + "\r\n";
-        validators.append(vary);
+        validators.append(vary).append(extra_headers);
         respond(304, "", keep_alive_, validators);
         return;
     }
     byte_range range{0, meta.size};
     int status = 200;
-    if (req.method() == http::verb::get) {
+    if (is_safe && !is_head) {
         switch (
             parse_range(req[http::field::range], req[http::field::if_range], etag, meta, range)) {
             case range_kind::full: range = {0, meta.size}; break;
@@ -658,7 +784,7 @@ void http_session::serve_static(const route& r) {
     std::shared_ptr<const std::string> compressed;
     if (is_compressed && status == 200) {
         compressed = encode::compressed_file(
-            context_.compressed_files, *site_->encode, encoding.coding, fd, r.file, meta.size,
+            context_.compressed_files, *site_->encode, encoding.coding, fd, name, meta.size,
             st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec);
     }
 
@@ -678,6 +804,7 @@ void http_session::serve_static(const route& r) {
         head.append("\r\nAccept-Ranges: bytes\r\n");
     }
     head.append(vary);
+    head.append(extra_headers);
     if (status == 206) {
         head.append("Content-Range: bytes ");
         append_number(head, range.first);
@@ -829,7 +956,8 @@ void http_session::dispatch_php(route& r) {
     bool is_head = req.method() == http::verb::head;
     auto exchange =
         std::make_shared<php_exchange>(shared_from_this(), context_, is_head, keep_alive_,
-                                       site_->headers, site_->encode ? &*site_->encode : nullptr);
+                                       site_->headers, site_->encode ? &*site_->encode : nullptr,
+                                       site_->x_sendfile ? &*site_->x_sendfile : nullptr);
     sapi::request& out = exchange->request;
     out.id = request_id_;
     out.method.assign(req.method_string());
@@ -841,14 +969,27 @@ void http_session::dispatch_php(route& r) {
     out.http_version = static_cast<int>(req.version());
     out.headers.reserve(16);
     copy_forwardable_headers(req, out.headers);
-    out.remote_addr = remote_addr_;
-    out.remote_port = remote_port_;
+    if (site_->x_sendfile) {
+        set_x_sendfile_request_headers(*site_->x_sendfile, out.headers);
+    }
+    out.remote_addr = client_addr();
+    out.remote_port = client_port();
     out.server_addr = local_addr_;
-    out.is_https = stream_.is_tls();
+    // A trusted proxy's X-Forwarded-Proto/-Port/-Host say what the client used; the TLS
+    // details stay those of this connection (empty behind a proxy that ended TLS).
+    out.is_https = forwarded_.is_https.value_or(stream_.is_tls());
     out.tls_protocol = tls_protocol_;
     out.tls_cipher = tls_cipher_;
-    auto host = req[http::field::host];
-    out.server_port = server_port_of(host, out.is_https);
+    std::string_view host = req[http::field::host];
+    if (forwarded_.host) {
+        host = *forwarded_.host;
+        for (sapi::header& h : out.headers) {
+            if (beast::iequals(h.name, "host")) {
+                h.value = host;
+            }
+        }
+    }
+    out.server_port = forwarded_.server_port.value_or(server_port_of(host, out.is_https));
     out.server_name.assign(host.empty() ? std::string_view(local_addr_) : host_without_port(host));
     out.document_root = router_->document_root.empty() ? router_->root : router_->document_root;
     out.env_index = site_->env_index;
@@ -1059,6 +1200,19 @@ void http_session::deliver(std::uint64_t request_id, response_piece piece) {
         return;
     }
     queue_timer_.cancel();
+    if (piece.handoff) {
+        // The PHP side is done: the file is this connection's alone from here, as a static
+        // file is. Stop the disconnect watch unless a write (an interim response) is under way;
+        // the watch's handler then ignores it by its generation.
+        exchange_.reset();
+        ++watch_generation_;
+        if (!writing_) {
+            beast::error_code ignored;
+            stream_.socket().cancel(ignored);
+        }
+        serve_handoff(*piece.handoff);
+        return;
+    }
     if (piece.status != 0) {
         response_status_ = piece.status;
     }
@@ -1272,7 +1426,7 @@ void http_session::log_access(std::string_view outcome) {
         target.append("?").append(target_query_);
     }
     access_entry entry;
-    entry.remote_addr = remote_addr_;
+    entry.remote_addr = client_addr();
     entry.method = std::string_view(req.method_string());
     entry.target = target;
     entry.http_version = static_cast<int>(req.version());

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -16,6 +18,7 @@
 #include <boost/beast/http/parser.hpp>
 
 #include "server/http_context.hpp"
+#include "server/proxy_header.hpp"
 #include "server/router.hpp"
 #include "server/session_stream.hpp"
 
@@ -26,6 +29,7 @@ class php_exchange;
 class spill_file;
 struct response_piece;
 class tls_certificates;
+struct file_handoff;
 
 /// One client connection, HTTP/1.1 and 1.0. Every member function runs on the connection's
 /// I/O thread (the io_context of stream_'s executor, run by that thread alone); PHP threads
@@ -33,6 +37,7 @@ class tls_certificates;
 /// there, and through the direct write of php_exchange.
 ///
 /// The protocol as a state machine:
+///   [proxy_protocol: read_proxy_header; the peer's address becomes the header's source]
 ///   [TLS listener: detect_tls -> handshake, or a plain request answered 308/400 and closed]
 ///   wait_request (keep-alive idle) -> read_header -> [100 Continue] -> read_body
 ///   -> respond: error | redirect | static file (written here) | PHP (dispatched to a slot,
@@ -87,6 +92,11 @@ class http_session : public std::enable_shared_from_this<http_session> {
         bool keep_alive = false;           ///< with last: continue with the next request
     };
 
+    /// The PROXY header at the start of the connection (proxy_protocol).
+    void do_read_proxy_header();
+    void on_read_proxy_header(boost::beast::error_code ec, std::size_t bytes);
+    /// After the PROXY header, or at once without proxy_protocol: TLS or the first request.
+    void start_protocol();
     void do_detect_tls();
     void on_detect_tls(boost::beast::error_code ec, bool is_tls);
     void on_handshake(boost::beast::error_code ec, std::size_t used);
@@ -104,7 +114,24 @@ class http_session : public std::enable_shared_from_this<http_session> {
     /// After a refused version: whether the request line ends in a well-formed "HTTP/d.d".
     bool names_http_version() const;
     void handle_request();
+    /// Reads what a trusted proxy says about the client into forwarded_; clears it when the
+    /// peer is not one (its forwarding headers then change nothing).
+    void read_forwarding_headers();
+    /// The client of the current request: the peer, or the address a trusted proxy names.
+    const std::string& client_addr() const noexcept {
+        return forwarded_.address ? *forwarded_.address : remote_addr_;
+    }
+    std::uint16_t client_port() const noexcept {
+        return forwarded_.address ? forwarded_.port : remote_port_;
+    }
     void serve_static(const route& r);
+    /// Answers with the file a PHP response handed off (X-Sendfile), or 403/404.
+    void serve_handoff(const file_handoff& handoff);
+    /// Sends the open regular file `fd` (closed here; `st` its fstat) as a static file:
+    /// 304, Range, compression. `name` is its path; `content_type` empty: by `name`'s
+    /// extension; `extra_headers`: header lines to add ("Name: value\r\n" each).
+    void serve_file(int fd, const struct stat& st, const std::string& name,
+                    std::string_view content_type, std::string_view extra_headers);
     /// A `respond` rule's fixed answer.
     void respond_fixed(const config::respond_rule& rule);
     /// 308 to the same host and target over https, on `port` (443 is left out).
@@ -167,8 +194,14 @@ class http_session : public std::enable_shared_from_this<http_session> {
     std::optional<parser_type> parser_;
     std::unique_ptr<body_store> body_;
     std::array<char, 16 * 1024> body_chunk_;
-    std::string remote_addr_;
+    std::string remote_addr_;  ///< the peer ("127.0.0.1" for a Unix-socket peer)
     std::uint16_t remote_port_ = 0;
+    bool peer_is_unix_ = false;
+    /// With proxy_protocol, until the header is read; then reset.
+    std::optional<proxy_header_parser> proxy_parser_;
+    proxy_policy proxy_policy_ = proxy_policy::skip;
+    /// What a trusted proxy said about the current request's client; empty otherwise.
+    forwarded_client forwarded_;
     std::string local_addr_;
     std::uint16_t local_port_ = 0;
 

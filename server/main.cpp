@@ -26,9 +26,11 @@
 #include "sapi/php_cli.hpp"
 #include "sapi/structured_log.hpp"
 #include "server/access_log.hpp"
+#include "server/cgroup_limits.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
 #include "server/memory_allocator.hpp"
+#include "server/systemd_notifier.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
 #include "worker/worker_runtime.hpp"
@@ -153,7 +155,7 @@ struct assembly {
     std::vector<server::site_context> sites;
 
     assembly(sapi::engine& engine, const config::server_config& config)
-        : classic(engine, config.max_requests) {
+        : classic(engine, {config.max_requests, config.max_memory}) {
         std::size_t worker_threads = 0;
         pool_options.max_queue = config.max_queue;
         pool_options.groups.push_back({"classic", 0, &classic});
@@ -165,7 +167,7 @@ struct assembly {
                                        engine.add_environment(env)};
             worker_runtimes.push_back(std::make_unique<worker::worker_runtime>(
                 engine, std::move(script),
-                worker::worker_policy{w.max_requests, w.max_consecutive_failures}));
+                worker::worker_policy{{w.max_requests, w.max_memory}, w.max_consecutive_failures}));
             pool_options.groups.push_back({w.name, w.num, worker_runtimes.back().get()});
             worker_threads += w.num;
             // A request `match`ed to a worker outside the root has no URL path of its own:
@@ -208,6 +210,7 @@ struct assembly {
             context.headers = site.headers;
             context.responds = site.responds;
             context.respond_after_php = site.respond_after_php;
+            context.x_sendfile = site.x_sendfile;
             context.env_index = site.env.empty() ? 0 : engine.add_environment({site.env});
             context.access_log = site.access_log;
             if (site.access_log) {
@@ -222,21 +225,37 @@ struct assembly {
     }
 };
 
+// The CPUs that thread defaults derive from: the cgroup's CPU quota (a container, CPUQuota=)
+// caps the machine's count.
+std::size_t default_cpus(const server::cgroup_limits& limits) {
+    return server::available_cpus(std::thread::hardware_concurrency(), limits);
+}
+
 int serve(config::server_config& config) {
-    config::resolve_config(config, std::thread::hardware_concurrency());
+    const server::cgroup_limits limits = server::current_cgroup_limits();
+    const std::size_t cpus = default_cpus(limits);
+    config::resolve_config(config, cpus);
+    if (config.io_threads == 0) {
+        config.io_threads = std::max<std::size_t>(1, cpus / 2);
+    }
 
     // SIGPIPE would kill the process when PHP writes to a closed pipe or socket (fsockopen).
     std::signal(SIGPIPE, SIG_IGN);
     // Past a file size limit (RLIMIT_FSIZE) a write fails with EFBIG instead of killing the
     // process: a body spill that cannot grow is one request's 500, like a full disk.
     std::signal(SIGXFSZ, SIG_IGN);
+    // Before the engine imports the environment: scripts never see NOTIFY_SOCKET.
+    const server::systemd_notifier notifier = server::systemd_notifier::from_environment();
     sapi::engine engine(
         sapi::engine_options{config.num_threads, config.php_ini_file, config.php_ini, config.env});
+    if (auto warning = server::memory_warning(config.num_threads, engine.memory_limit(), limits)) {
+        spdlog::get("server")->warn("{}", *warning);
+    }
     assembly parts(engine, config);
     const std::size_t classic_threads = parts.pool_options.groups.front().num_threads;
     worker::pool pool(std::move(parts.pool_options));
     // Binds every address now: a port in use fails here, before anything is served.
-    server::http_server server(config, std::move(parts.sites), pool);
+    server::http_server server(config, std::move(parts.sites), pool, notifier);
     // The admin endpoint answers while the PHP threads boot (readyz says 503 meanwhile).
     server.start();
     if (!pool.start()) {
@@ -247,9 +266,11 @@ int serve(config::server_config& config) {
         spdlog::get("server")->info("serving {}{}", site.root,
                                     site.hosts.empty() ? "" : " for " + site.hosts.front());
     }
-    spdlog::get("server")->info("{} PHP threads ({} in workers), malloc from {}",
-                                config.num_threads, config.num_threads - classic_threads,
-                                server::malloc_library());
+    spdlog::get("server")->info(
+        "{} PHP threads ({} in workers), {} I/O threads, {} CPUs{}, malloc from {}",
+        config.num_threads, config.num_threads - classic_threads, config.io_threads, cpus,
+        limits.cpus ? fmt::format(" (cgroup CPU quota {:g})", *limits.cpus) : "",
+        server::malloc_library());
     server.serve();
     // Requests still running now (the grace period is over, or a second signal came) are
     // interrupted; a thread that cannot be reached is left behind rather than waited for.
@@ -295,7 +316,7 @@ int main(int argc, char** argv) {
                 return 0;
             case config::command_kind::validate: {
                 config::server_config config = load(command, true);
-                config::resolve_config(config, std::thread::hardware_concurrency());
+                config::resolve_config(config, default_cpus(server::current_cgroup_limits()));
                 std::cout << "valid configuration: " << config.sites.size()
                           << (config.sites.size() == 1 ? " site\n" : " sites\n");
                 return 0;

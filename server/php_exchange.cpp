@@ -56,12 +56,14 @@ void append_hex(std::string& out, std::uint64_t n) {
 php_exchange::php_exchange(std::shared_ptr<http_session> session, http_context& context,
                            bool is_head, bool client_keep_alive,
                            const std::vector<config::header_rule>& header_rules,
-                           const encode::encode_policy* encode)
+                           const encode::encode_policy* encode,
+                           const config::x_sendfile_config* x_sendfile)
     : session_(std::move(session)),
       context_(context),
       is_head_(is_head),
       header_rules_(header_rules),
       encode_(encode),
+      x_sendfile_(x_sendfile),
       client_keep_alive_(client_keep_alive) {}
 
 php_exchange::~php_exchange() {
@@ -108,6 +110,11 @@ void php_exchange::send_head(int status, std::string_view reason,
     has_body_ = status_has_body(status) && !is_head_;
     try {
         reason_.assign(reason);
+        if (x_sendfile_ != nullptr) {
+            if (auto handoff = take_file_handoff(headers_)) {
+                handoff_ = std::make_shared<const file_handoff>(std::move(*handoff));
+            }
+        }
     } catch (const std::bad_alloc&) {
         fail_out_of_memory();
     }
@@ -117,7 +124,7 @@ bool php_exchange::write(std::string_view data) noexcept {
     if (is_aborted()) {
         return false;
     }
-    if (finished_) {
+    if (finished_ || handoff_) {
         return true;
     }
     try {
@@ -149,7 +156,7 @@ bool php_exchange::flush() noexcept {
     if (is_aborted()) {
         return false;
     }
-    if (finished_ || !head_received_) {
+    if (finished_ || !head_received_ || handoff_) {
         return true;
     }
     try {
@@ -187,6 +194,19 @@ void php_exchange::finish(bool script_failed) noexcept {
 }
 
 void php_exchange::finish_response(bool script_failed) {
+    if (handoff_ && !script_failed) {
+        finished_ = true;
+        response_piece piece;
+        piece.handoff = std::move(handoff_);
+        piece.last = true;
+        send_piece(std::move(piece));
+        return;
+    }
+    if (handoff_) {
+        // The script failed after naming a file: its error, not the file, and never the path.
+        handoff_.reset();
+        drop_handoff_fields(headers_);
+    }
     if (script_failed && !committed_ && status_ == 200) {
         status_ = 500;
     }

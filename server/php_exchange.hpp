@@ -17,6 +17,7 @@
 #include "sapi/request.hpp"
 #include "server/body_store.hpp"
 #include "server/spill_file.hpp"
+#include "server/x_sendfile.hpp"
 
 namespace spindle::server {
 
@@ -35,6 +36,8 @@ struct response_piece {
     int status = 0;           ///< the response's final status; 0 before it is known (1xx)
     /// Bytes of this response the PHP thread already sent itself (a partial direct write).
     std::uint64_t sent_directly = 0;
+    /// Set (with last): the response is this file, which the session sends (X-Sendfile).
+    std::shared_ptr<const file_handoff> handoff;
 };
 
 /// One PHP request in flight: the request as plain data, its body, and the response framing.
@@ -68,6 +71,11 @@ struct response_piece {
 /// closes it, and no timed Beast operation (whose expiry closes the socket) runs on it while
 /// the session only watches.
 ///
+/// X-Sendfile / X-Accel-Redirect (the site's `x_sendfile`): a head that names a file is not
+/// sent; the body the script writes is discarded, and when the script ends the file is handed
+/// to the session in one last piece, which serves it as a static file. The PHP thread is free
+/// then, however long the download takes.
+///
 /// Notices to the session carry the request's id (unique in the process), so a late one for
 /// an earlier request on the same connection is recognised and dropped.
 class php_exchange final : public sapi::output_sink {
@@ -76,10 +84,11 @@ class php_exchange final : public sapi::output_sink {
     static constexpr std::size_t commit_threshold = 64 * 1024;
 
     /// `header_rules` are the site's `header` rules, applied to the response head; `encode` is
-    /// the site's compression policy (nullptr: off). `context` outlives the exchange.
+    /// the site's compression policy (nullptr: off); `x_sendfile` its hand-off directories
+    /// (nullptr: off). `context` and the site outlive the exchange.
     php_exchange(std::shared_ptr<http_session> session, http_context& context, bool is_head,
                  bool client_keep_alive, const std::vector<config::header_rule>& header_rules,
-                 const encode::encode_policy* encode);
+                 const encode::encode_policy* encode, const config::x_sendfile_config* x_sendfile);
     ~php_exchange() override;
 
     sapi::request request;             ///< filled by the session before dispatch, then owned by PHP
@@ -172,6 +181,7 @@ class php_exchange final : public sapi::output_sink {
     const bool is_head_;
     const std::vector<config::header_rule>& header_rules_;
     const encode::encode_policy* encode_;
+    const config::x_sendfile_config* x_sendfile_;
 
     // PHP thread only.
     bool client_keep_alive_;
@@ -186,6 +196,8 @@ class php_exchange final : public sapi::output_sink {
     std::optional<std::uint64_t> declared_length_;  ///< Content-Length the script set itself
     std::uint64_t body_bytes_ = 0;                  ///< body bytes accepted after commit
     std::string pending_;                           ///< body bytes not yet posted
+    /// The head named a file (x_sendfile on): the body is discarded, the file goes instead.
+    std::shared_ptr<const file_handoff> handoff_;
     bool is_negotiable_ = false;  ///< the coding depended on Accept-Encoding: send Vary
     std::unique_ptr<encode::content_encoder> encoder_;  ///< the chosen coding; null: identity
     bool encoder_failed_ = false;  ///< the compressor failed: the body ends where it stopped

@@ -45,7 +45,8 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
 <div id="error"></div>
 <table>
 <thead><tr><th>#</th><th>Group</th><th>State</th><th>Requests</th><th>Req/s</th><th>Boots</th>
-<th>Crashes</th><th>Restarts</th><th>Memory (MiB)</th><th>Request</th><th>Running (ms)</th>
+<th>Crashes</th><th>Restarts</th><th>Memory (MiB)</th><th>Client</th><th>Request</th>
+<th>Running (ms)</th>
 </tr></thead>
 <tbody id="slots"></tbody>
 </table>
@@ -55,7 +56,7 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
 "use strict";
 (function () {
   const columns = ["index", "group", "state", "requests", "rate", "boots", "crashes", "restarts",
-                   "memory", "request", "running"];
+                   "memory", "client", "request", "running"];
   const numeric = new Set(["index", "requests", "rate", "boots", "crashes", "restarts", "memory",
                            "running"]);
   const rows = new Map();
@@ -109,8 +110,9 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
       setText(cells[6], String(t.crashes));
       setText(cells[7], String(t.restarts));
       setText(cells[8], (t.memory_bytes / 1048576).toFixed(1));
-      setText(cells[9], t.request ? t.request.method + " " + t.request.uri : "");
-      setText(cells[10], t.request ? t.request.running_ms.toFixed(0) : "");
+      setText(cells[9], t.request ? t.request.client : "");
+      setText(cells[10], t.request ? t.request.method + " " + t.request.uri : "");
+      setText(cells[11], t.request ? t.request.running_ms.toFixed(0) : "");
     }
     let queued = 0;
     for (const g of data.groups) {

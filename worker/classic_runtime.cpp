@@ -11,12 +11,10 @@ namespace spindle::worker {
 
 void classic_runtime::run_thread(std::size_t index, pool& host) {
     // Each pass gives the thread a fresh PHP context; the previous one (and whatever an
-    // extension leaked into it) is freed when a pass ends after max_requests, as FrankenPHP
-    // reboots a regular thread (threadregular.go).
+    // extension leaked into it, or the memory manager kept cached) is freed when a pass ends
+    // after max_requests or max_memory, as FrankenPHP reboots a regular thread
+    // (threadregular.go).
     while (run_context(index, host)) {
-        spdlog::get("worker")->info(
-            "slot {}: classic thread served max_requests ({}); its PHP thread state is recycled",
-            index, max_requests_);
         if (!host.restart(index, std::chrono::milliseconds(0), restart_reason::recycled)) {
             return;
         }
@@ -29,8 +27,12 @@ bool classic_runtime::run_context(std::size_t index, pool& host) {
     const std::function<void()> response_done = [&host, index] { host.response_done(index); };
     while (job request = host.next_job(index)) {
         engine_.run_script(*request, response_done);
-        host.record_memory(index, sapi::engine::last_request_memory());
-        if (max_requests_ > 0 && ++served >= max_requests_) {
+        const sapi::memory_use memory = sapi::engine::last_request_memory();
+        host.record_memory(index, memory);
+        if (const auto cause = recycling_.due(++served, memory)) {
+            spdlog::get("worker")->info(
+                "slot {}: classic thread {}; its PHP thread state is recycled", index,
+                recycling_.describe(*cause, memory));
             return true;
         }
     }

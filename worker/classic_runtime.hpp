@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "worker/recycle_policy.hpp"
 #include "worker/slot_runtime.hpp"
 
 namespace spindle::sapi {
@@ -15,22 +16,21 @@ namespace spindle::worker {
 /// PHP context persists across requests.
 class classic_runtime final : public slot_runtime {
   public:
-    /// `max_requests`: after this many requests a thread's PHP context is freed and made
-    /// afresh; 0 = never.
-    classic_runtime(sapi::engine& engine, std::uint64_t max_requests)
-        : engine_(engine), max_requests_(max_requests) {}
+    /// `recycling`: when a thread's PHP context is freed and made afresh.
+    classic_runtime(sapi::engine& engine, recycle_policy recycling)
+        : engine_(engine), recycling_(recycling) {}
     /// Slot thread: create the PHP context, run request after request, free it at the end (or
-    /// after max_requests, then start again with a fresh one).
+    /// when `recycling` says so, then start again with a fresh one).
     void run_thread(std::size_t index, pool& host) override;
     /// Any thread: ends the script slot `index` runs (a stop whose grace period ran out).
     void interrupt(std::size_t index) noexcept override;
 
   private:
-    /// Slot thread: one PHP context's life; true when it ended at max_requests.
+    /// Slot thread: one PHP context's life; true when it ended to be recycled.
     bool run_context(std::size_t index, pool& host);
 
     sapi::engine& engine_;
-    std::uint64_t max_requests_;
+    const recycle_policy recycling_;
 };
 
 }  // namespace spindle::worker

@@ -176,6 +176,17 @@ bool pool::withdraw(std::size_t group_index, std::uint64_t ticket) {
     return true;
 }
 
+std::size_t pool::drop_abandoned() {
+    std::size_t dropped = 0;
+    for (auto& g : groups_) {
+        std::lock_guard lock(g->mutex);
+        dropped += std::erase_if(g->queue, [](const queued_job& q) {
+            return q.request->sink != nullptr && q.request->sink->is_aborted();
+        });
+    }
+    return dropped;
+}
+
 pool_stats pool::stats() const {
     pool_stats total;
     total.total = slots_.size();

@@ -96,6 +96,13 @@ class pool {
     /// answers it); false if a slot already took it.
     bool withdraw(std::size_t group, std::uint64_t ticket);
 
+    /// Removes the queued requests whose client has gone (their sink reports an abort) and
+    /// returns how many. A stop calls it while it drains: outside a stop such a request still
+    /// runs, marked aborted, as under php-fpm and FrankenPHP (a webhook that ignores user
+    /// aborts completes), but once the server is stopping nobody waits for it, and running it
+    /// would only hold the stop up. Any thread.
+    std::size_t drop_abandoned();
+
     /// Counters over every group (any thread).
     pool_stats stats() const;
 

@@ -42,14 +42,21 @@ void slot::begin_request(const sapi::request& request) noexcept {
     request_start_ = std::chrono::steady_clock::now();
     in_request_ = true;
     char text[running_text_capacity];
-    const std::size_t method = std::min(request.method.size(), running_text_capacity - 1);
-    std::memcpy(text, request.method.data(), method);
-    text[method] = '\0';
-    const std::size_t uri = std::min(request.uri.size(), running_text_capacity - method - 1);
-    std::memcpy(text + method + 1, request.uri.data(), uri);
+    std::size_t length = 0;
+    // method, client and URI, each cut to what is left; the client (an address, 45 bytes at
+    // most) always fits after a method.
+    for (const std::string_view part :
+         {std::string_view(request.method), std::string_view(request.remote_addr),
+          std::string_view(request.uri)}) {
+        if (length > 0) {
+            text[length++] = '\0';
+        }
+        const std::size_t take = std::min(part.size(), running_text_capacity - length - 1);
+        std::memcpy(text + length, part.data(), take);
+        length += take;
+    }
     // A running request always has a start time above 0: the steady clock counts from boot.
-    publish_running({text, method + 1 + uri},
-                    std::max<std::int64_t>(steady_nanoseconds(request_start_), 1));
+    publish_running({text, length}, std::max<std::int64_t>(steady_nanoseconds(request_start_), 1));
 }
 
 void slot::end_request() noexcept {
@@ -104,10 +111,15 @@ std::optional<running_request> slot::running() const {
             return std::nullopt;
         }
         const std::string_view all(text, length);
-        const std::size_t split = all.find('\0');
+        const std::size_t first = all.find('\0');
+        const std::size_t second =
+            first == std::string_view::npos ? first : all.find('\0', first + 1);
         running_request out;
-        out.method = all.substr(0, split);
-        out.uri = split == std::string_view::npos ? "" : all.substr(split + 1);
+        out.method = all.substr(0, first);
+        if (second != std::string_view::npos) {
+            out.client = all.substr(first + 1, second - first - 1);
+            out.uri = all.substr(second + 1);
+        }
         out.elapsed = std::chrono::nanoseconds(std::max<std::int64_t>(
             steady_nanoseconds(std::chrono::steady_clock::now()) - since, 0));
         return out;

@@ -46,7 +46,8 @@ constexpr bool is_crash(restart_reason reason) noexcept {
 /// The request a slot is running, as an observer sees it.
 struct running_request {
     std::string method;
-    std::string uri;  ///< the request-target, cut at slot::running_text_capacity bytes
+    std::string client;  ///< REMOTE_ADDR: the peer, or the client a trusted proxy named
+    std::string uri;     ///< the request-target, cut at slot::running_text_capacity bytes
     std::chrono::nanoseconds elapsed{0};  ///< since the slot thread took the request
 };
 
@@ -86,18 +87,19 @@ class slot {
     /// How long its requests took, from taking the request to asking for the next one.
     histogram_counts durations() const noexcept { return durations_.read(); }
 
-    /// Zend memory in use as its last request ended, and that request's peak; zero before
-    /// the first.
+    /// Zend memory in use as its last request ended, that request's peak and the heap the
+    /// thread held then; zero before the first.
     sapi::memory_use memory() const noexcept {
         return {memory_in_use_.load(std::memory_order_relaxed),
-                memory_peak_.load(std::memory_order_relaxed)};
+                memory_peak_.load(std::memory_order_relaxed),
+                memory_held_.load(std::memory_order_relaxed)};
     }
 
     /// The request it runs now; nullopt between requests (and in the moment between a request
     /// being assigned and the slot thread taking it). Any thread; never blocks the slot.
     std::optional<running_request> running() const;
 
-    /// Bytes of method + URI kept for running(); longer URIs are cut.
+    /// Bytes of method + client + URI kept for running(); longer URIs are cut.
     static constexpr std::size_t running_text_capacity = 256;
 
   private:
@@ -107,7 +109,8 @@ class slot {
     void begin_request(const sapi::request& request) noexcept;
     /// Slot thread: the request begun last is over (no-op when none is running).
     void end_request() noexcept;
-    /// Slot thread: publishes `text` (method + '\0' + URI) and `since` for running().
+    /// Slot thread: publishes `text` (method + '\0' + client + '\0' + URI) and `since` for
+    /// running().
     void publish_running(std::string_view text, std::int64_t since) noexcept;
     /// Slot thread: counts a script start-up or restart.
     void count_boot() noexcept { boots_.fetch_add(1, std::memory_order_relaxed); }
@@ -116,6 +119,7 @@ class slot {
     void record_memory(sapi::memory_use memory) noexcept {
         memory_in_use_.store(memory.in_use, std::memory_order_relaxed);
         memory_peak_.store(memory.peak, std::memory_order_relaxed);
+        memory_held_.store(memory.held, std::memory_order_relaxed);
     }
 
     static constexpr std::size_t running_text_words = running_text_capacity / 8;
@@ -128,6 +132,7 @@ class slot {
     std::atomic<std::uint64_t> restarts_{0};
     std::atomic<std::size_t> memory_in_use_{0};
     std::atomic<std::size_t> memory_peak_{0};
+    std::atomic<std::size_t> memory_held_{0};
     duration_histogram durations_;
     // The running request, published through a sequence lock whose data are atomics stored
     // with release and loaded with acquire, so no fence is needed (H. Boehm, "Can seqlocks get

@@ -1,5 +1,7 @@
 #include "worker/worker_runtime.hpp"
 
+#include <optional>
+
 #include <spdlog/spdlog.h>
 
 #include "sapi/engine.hpp"
@@ -22,11 +24,8 @@ void worker_runtime::interrupt(std::size_t index) noexcept {
 void worker_runtime::run_thread(std::size_t index, pool& host) {
     unsigned failures = 0;
     // Each pass gives the thread a fresh PHP context; the previous one (and whatever memory
-    // the script leaked into it) is freed when a pass ends after max_requests.
+    // the script leaked into it) is freed when a pass ends after max_requests or max_memory.
     while (run_context(index, host, failures) == context_end::recycle) {
-        spdlog::get("worker")->info(
-            "slot {}: worker {} served max_requests ({}); its PHP thread state is recycled", index,
-            script_.name, policy_.max_requests);
         if (!host.restart(index, std::chrono::milliseconds(0), restart_reason::recycled)) {
             return;
         }
@@ -42,13 +41,19 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
         bool stopping = false;
         bool restart_requested = false;
         std::uint64_t served = 0;
+        std::optional<recycle_cause> recycle;
         sapi::worker_hooks hooks;
         hooks.response_done = [&host, index] { host.response_done(index); };
         hooks.next_request = [&]() -> sapi::request* {
             // The previous request is complete: let the connection go on.
             current.reset();
-            host.record_memory(index, sapi::engine::last_request_memory());
-            if (policy_.max_requests > 0 && served >= policy_.max_requests) {
+            const sapi::memory_use memory = sapi::engine::last_request_memory();
+            host.record_memory(index, memory);
+            // After a request (not at boot): the boot's memory is what the script needs.
+            recycle = served > 0 ? policy_.recycling.due(served, memory) : std::nullopt;
+            if (recycle) {
+                log->info("slot {}: worker {} {}; its PHP thread state is recycled", index,
+                          script_.name, policy_.recycling.describe(*recycle, memory));
                 return nullptr;
             }
             current = host.next_job(index);
@@ -67,8 +72,7 @@ worker_runtime::context_end worker_runtime::run_context(std::size_t index, pool&
         if (stopping) {
             return context_end::stop;
         }
-        if (policy_.max_requests > 0 && served >= policy_.max_requests &&
-            outcome.reached_handle_request && !outcome.failed) {
+        if (recycle && outcome.reached_handle_request && !outcome.failed) {
             return context_end::recycle;
         }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "sapi/worker_script.hpp"
+#include "worker/recycle_policy.hpp"
 #include "worker/slot_runtime.hpp"
 
 namespace spindle::sapi {
@@ -14,7 +15,7 @@ namespace spindle::worker {
 
 /// Restart policy of a worker group.
 struct worker_policy {
-    std::uint64_t max_requests = 0;    ///< restart the script after this many; 0 = never
+    recycle_policy recycling;          ///< when the script ends and gets a fresh PHP context
     int max_consecutive_failures = 6;  ///< boot failures in a row that abort start-up; -1 never
 };
 
@@ -49,7 +50,7 @@ class worker_runtime final : public slot_runtime {
   private:
     enum class context_end { stop, recycle };
     /// Runs the script again and again in one PHP thread context until the slot stops or the
-    /// script reached max_requests (recycle: the caller starts a fresh context).
+    /// recycle policy ended the script (recycle: the caller starts a fresh context).
     context_end run_context(std::size_t index, pool& host, unsigned& failures);
 
     sapi::engine& engine_;

@@ -62,6 +62,12 @@ def pytest_addoption(parser):
         default=os.environ.get("SPINDLE_BINARY", DEFAULT_BINARY),
         help="path of the spindle binary under test",
     )
+    parser.addoption(
+        "--soak",
+        action="store_true",
+        default=False,
+        help="also run the tests marked soak (long runs whose figures bench/RESULTS.md keeps)",
+    )
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -93,6 +99,21 @@ def pytest_configure(config):
         "manager with malloc, ASan's quarantine holds freed memory); scripts/sanitize.sh "
         "leaves these out",
     )
+    config.addinivalue_line(
+        "markers",
+        "soak: a long run of a scenario that also runs short by default; only with --soak",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    # Soak runs take minutes: only on request (--soak). Deselected, not skipped: the default
+    # run runs the same scenario short.
+    if config.getoption("--soak"):
+        return
+    soak = [item for item in items if item.get_closest_marker("soak") is not None]
+    if soak:
+        config.hook.pytest_deselected(items=soak)
+        items[:] = [item for item in items if item.get_closest_marker("soak") is None]
 
 
 def pytest_generate_tests(metafunc):

@@ -114,7 +114,7 @@ class Conn:
     """One client connection with its own read buffer."""
 
     def __init__(self, port, timeout=DEFAULT_TIMEOUT, host_header=None, narrow=False,
-                 unix_path=None):
+                 unix_path=None, source=None):
         self.port = port
         self.host_header = host_header or (f"127.0.0.1:{port}" if unix_path is None else "localhost")
         if unix_path is not None:
@@ -123,7 +123,11 @@ class Conn:
             self.sock.settimeout(timeout)
             self.sock.connect(str(unix_path))
         elif not narrow:
-            self.sock = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+            # `source`: another loopback address to connect from (127.0.0.2, ...), so that a
+            # server can tell this client from one on 127.0.0.1.
+            self.sock = socket.create_connection(
+                ("127.0.0.1", port), timeout=timeout,
+                source_address=None if source is None else (source, 0))
         else:
             # A connection as narrow as a slow real network's: small segments and a small
             # receive window, so the server's socket buffer fills after tens of KB (on loopback

@@ -353,7 +353,8 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
         assert t["state"] == "ready" and t["request"] is None, t
         assert t["boots"] == 1 and t["crashes"] == 0, t
         assert set(t) == {"index", "group", "worker", "state", "requests", "boots", "crashes",
-                          "restarts", "request", "memory_bytes", "peak_memory_bytes"}
+                          "restarts", "request", "memory_bytes", "peak_memory_bytes",
+                          "held_memory_bytes"}
         assert t["worker"] == (t["group"] != "classic")
     with ThreadPoolExecutor(max_workers=1) as pool:
         slow = pool.submit(srv.get, "/sleep.php?ms=1500&tag=x%20y", timeout=15)
@@ -411,6 +412,9 @@ def test_threads_report_the_php_memory_of_each_slot(spindle, mode):
     held = 16 if mode == "worker" else 8
     assert held * mib <= slot["memory_bytes"] < (held + 8) * mib, slot
     assert slot["peak_memory_bytes"] >= max(slot["memory_bytes"], 8 * mib), slot
+    # What the heap holds from the system after the request's clean-up: the worker's 16 MiB
+    # and more; a classic thread's heap, back to at least its first 2 MiB chunk.
+    assert slot["held_memory_bytes"] >= (slot["memory_bytes"] if mode == "worker" else 2 * mib)
     if mode == "worker":
         # The peak restarts with each request: a small one afterwards peaks near what stays.
         assert srv.get("/hold_memory.php?mib=0").status == 200

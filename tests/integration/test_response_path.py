@@ -1,7 +1,8 @@
 """The response path under unlucky timing (issue 35): a stale queue ticket or queue deadline
 never touches another request, a client leaving a queued request does not withdraw it (it runs
 aborted, as under php-fpm and FrankenPHP), a stop strands no PHP thread and starts no queued
-request, waits for a body still arriving, and the disconnect watch outlives pipelined bytes."""
+request (nor one whose client left), waits for a body still arriving, and the disconnect watch
+outlives pipelined bytes."""
 
 import signal
 import time
@@ -158,6 +159,39 @@ def test_stop_starts_no_queued_request(spindle_run, tmp_path):
         assert srv.terminate(timeout=15) == 0
     srv.wait_for_log(r"slot \d+: still running a request after the grace period; interrupting")
     assert not marker.exists(), marker.read_text()
+
+
+@pytest.mark.classic_only
+def test_stop_runs_no_queued_request_whose_client_left(spindle):
+    # Clients that queued behind a busy worker and left (a slow-read attack leaves hundreds)
+    # are not run while the server stops: the stop ends when the running request and the
+    # queued one whose client still waits are answered, not after all the others have run.
+    srv = one_classic_one_worker(spindle)
+    with Conn(srv.port, timeout=30) as running, Conn(srv.port, timeout=30) as waiting:
+        running.send_request("GET", "/sleep.php?ms=1500")
+        time.sleep(0.2)
+        gone = [Conn(srv.port, timeout=10) for _ in range(20)]
+        for conn in gone:
+            conn.send_request("GET", "/sleep.php?ms=1000")
+        time.sleep(0.2)
+        waiting.send_request("GET", "/sleep.php?ms=10")
+        time.sleep(0.2)
+        for conn in gone:
+            conn.close()
+        time.sleep(0.3)
+        start = time.monotonic()
+        srv.proc.send_signal(signal.SIGTERM)
+        srv.terminated = True
+        r = running.read_response()
+        assert r.status == 200 and r.body == b"slept 1500 ms\n", r
+        r = waiting.read_response()
+        assert r.status == 200 and r.body == b"slept 10 ms\n", r
+        srv.exit_code = srv.proc.wait(timeout=15)
+    elapsed = time.monotonic() - start
+    assert srv.exit_code == 0
+    # The 20 abandoned requests would have taken 20 s on the one worker thread.
+    assert elapsed < 8, f"stopped after {elapsed:.2f}s"
+    srv.wait_for_log(r"stopping: dropped 20 queued request\(s\) whose client left")
 
 
 def test_stop_waits_for_a_request_body_still_arriving(spindle):

@@ -1,5 +1,6 @@
 #include "config/caddyfile_adapter.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -63,8 +64,45 @@ std::string global(const std::string& options) {
 // --- unknown names ---------------------------------------------------------------------------
 
 TEST(CaddyfileErrors, UnknownGlobalOption) {
-    EXPECT_EQ(error_of(global("\tocsp_stapling off\n")),
-              "Caddyfile:2: unknown global option \"ocsp_stapling\"");
+    EXPECT_EQ(error_of(global("\tservers_for_all 1\n")),
+              "Caddyfile:2: unknown global option \"servers_for_all\"");
+}
+
+TEST(CaddyfileErrors, CertificateOptionsAreAcceptedWithAWarningAtTheirLine) {
+    // email, acme_ca, storage and auto_https are automatic HTTPS's own options (docs/tls.md);
+    // the rest of Caddy's certificate automation is accepted with a warning.
+    const adapted_caddyfile adapted = adapt_caddyfile(
+        global("\tskip_install_trust\n\temail ops@example.test\n\tacme_ca https://acme.example\n"
+               "\tstorage file_system {\n\t\troot /var/lib/caddy\n\t}\n\tauto_https disable_certs\n"
+               "\tpersist_config off\n\tocsp_stapling off\n"),
+        "Caddyfile", test_env, no_imports);
+    EXPECT_THAT(
+        adapted.warnings,
+        ::testing::ElementsAre(
+            "Caddyfile:2: skip_install_trust has no effect: Spindle never installs a certificate "
+            "authority in a trust store",
+            "Caddyfile:9: persist_config has no effect: Spindle keeps no configuration of its own "
+            "to persist",
+            "Caddyfile:10: ocsp_stapling has no effect: Spindle's automatic HTTPS has no such "
+            "setting (HTTP-01 and TLS-ALPN-01 with the defaults; see docs/tls.md)"));
+    EXPECT_EQ(adapted.document["acme"]["email"], "ops@example.test");
+    EXPECT_EQ(adapted.document["acme"]["ca"], "https://acme.example");
+    EXPECT_EQ(adapted.document["storage"]["root"], "/var/lib/caddy");
+}
+
+TEST(CaddyfileErrors, BadXSendfile) {
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile\n\t}\n")),
+              "Caddyfile:3: x_sendfile: give the directories it may send from");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect /p/\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: accel_redirect: use accel_redirect /PREFIX/ DIRECTORY");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\tsendfile_root /a\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown x_sendfile option \"sendfile_root\"");
+    EXPECT_EQ(error_of(site("\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect p/ /a\n"
+                            "\t\t}\n\t}\n")),
+              "Caddyfile:4: /sites/0/x_sendfile/accel_redirect/0/prefix: \"p/\" must be a URL path "
+              "starting with '/'");
 }
 
 TEST(CaddyfileErrors, UnknownFrankenphpOption) {
@@ -556,6 +594,24 @@ TEST_F(CaddyfileResolveErrors, MissingWorkerFileNamesTheWorkerLine) {
               "Caddyfile:3: worker file gone.php does not exist");
 }
 
+TEST_F(CaddyfileResolveErrors, MissingXSendfileDirectoryNamesTheLine) {
+    EXPECT_EQ(
+        resolve_error(":8080 {\n\troot * " + path("public") +
+                      "\n\tphp_server {\n\t\tx_sendfile {\n\t\t\taccel_redirect /p/ " +
+                      path("missing") + "\n\t\t}\n\t}\n}\n"),
+        "Caddyfile:4: x_sendfile directory " + path("missing") + " is not a readable directory");
+}
+
+TEST_F(CaddyfileResolveErrors, XSendfileDirectoriesAreMadeCanonical) {
+    server_config config =
+        load(":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\tx_sendfile " +
+             path("public/../public") + "\n\t}\n}\n");
+    resolve_config(config, 4);
+    ASSERT_TRUE(config.sites[0].x_sendfile);
+    EXPECT_EQ(config.sites[0].x_sendfile->roots,
+              std::vector<std::string>{fs::canonical(path("public")).string()});
+}
+
 TEST_F(CaddyfileResolveErrors, TwoSitesForTheSameHostAndPort) {
     const std::string root = path("public");
     EXPECT_EQ(resolve_error("a.test:8080 {\n\troot * " + root + "\n\tphp_server\n}\n" +
@@ -622,6 +678,35 @@ TEST_F(CaddyfileResolveErrors, AValidFileResolves) {
     // A relative worker file not found from the current directory is looked up under the root.
     EXPECT_EQ(config.sites[0].workers.at(0).file, path("worker.php"));
     EXPECT_EQ(config.num_threads, 8u);
+}
+
+}  // namespace
+}  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+TEST(CaddyfileErrors, TrustedProxiesAndProxyProtocol) {
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies static 10.0.0.0/8 nope\n\t}\n")),
+              "Caddyfile:3: \"nope\" is not an IP range: expected an address such as "
+              "10.0.0.0/8 or fd00::/8");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies cloudflare\n\t}\n")),
+              "Caddyfile:3: trusted_proxies: source \"cloudflare\" is not supported (use static)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies static\n\t}\n")),
+              "Caddyfile:3: trusted_proxies static: give CIDR ranges or private_ranges");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\ttrusted_proxies_strict on\n\t}\n")),
+              "Caddyfile:3: wrong argument count or unexpected line ending after 'on'");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\thttp_redirect\n"
+                              "\t\t}\n\t}\n")),
+              "Caddyfile:4: unknown listener wrapper \"http_redirect\" (use proxy_protocol or "
+              "tls)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\tproxy_protocol {\n"
+                              "\t\t\t\tfallback_policy maybe\n\t\t\t}\n\t\t}\n\t}\n")),
+              "Caddyfile:5: fallback_policy: unknown policy \"maybe\" (use ignore, use, reject, "
+              "require or skip)");
+    EXPECT_EQ(error_of(global("\tservers {\n\t\tlistener_wrappers {\n\t\t\tproxy_protocol {\n"
+                              "\t\t\t\tallow 10.0.0.0/99\n\t\t\t}\n\t\t}\n\t}\n")),
+              "Caddyfile:5: \"10.0.0.0/99\" is not an IP range: the prefix length is above 32");
 }
 
 }  // namespace

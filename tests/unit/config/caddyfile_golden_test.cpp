@@ -46,6 +46,18 @@ std::string read_source_file(const std::string& path) {
     return text.str();
 }
 
+/// The files of a folder of the source tree (glob imports); `folder` is relative to it.
+std::vector<std::string> list_source_folder(const std::string& folder) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(source_dir / folder, ec)) {
+        if (entry.is_regular_file()) {
+            names.push_back(entry.path().filename().string());
+        }
+    }
+    return names;
+}
+
 /// The environment every fixture sees: placeholders give the same document on every machine.
 std::optional<std::string> fixture_env(const std::string& name) {
     static const std::map<std::string, std::string> values{
@@ -158,7 +170,7 @@ TEST_P(CaddyfileGolden, AdaptsToExpectedJson) {
     adapted_caddyfile adapted;
     try {
         adapted = adapt_caddyfile(read_source_file(caddyfile.string()), caddyfile.string(),
-                                  fixture_env, read_source_file);
+                                  fixture_env, read_source_file, list_source_folder);
     } catch (const config_error& e) {
         FAIL() << "adapting " << caddyfile << " failed: " << e.what();
     }
@@ -230,8 +242,8 @@ TEST(CaddyfileGolden, ExampleAtTopLevelIsValid) {
         return std::nullopt;
     };
     try {
-        const adapted_caddyfile adapted =
-            adapt_caddyfile(read_source_file(file), file, no_env, read_source_file);
+        const adapted_caddyfile adapted = adapt_caddyfile(read_source_file(file), file, no_env,
+                                                          read_source_file, list_source_folder);
         EXPECT_TRUE(adapted.warnings.empty()) << adapted.warnings.front();
         server_config config = config_from_json(adapted.document, file, adapted.sources);
         ASSERT_EQ(config.sites.size(), 1u);

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -220,10 +221,9 @@ TEST(CaddyfileLexer, ReplacesEnvironmentPlaceholdersInsideTokens) {
                                    {"GREETING", "hello world"},
                                    {"EMPTY", ""},
                                    {"LOOP", "{$HOST}"}});
-    EXPECT_THAT(
-        words("{$HOST} {$GREETING} {$UNSET:fallback} {$HOST:unused} {$UNSET:http://a:80}", env),
-        ElementsAre(Pair("example.test", 1), Pair("hello world", 1), Pair("fallback", 1),
-                    Pair("example.test", 1), Pair("http://a:80", 1)));
+    EXPECT_THAT(words("{$HOST} {$UNSET:fallback} {$HOST:unused} {$UNSET:http://a:80}", env),
+                ElementsAre(Pair("example.test", 1), Pair("fallback", 1), Pair("example.test", 1),
+                            Pair("http://a:80", 1)));
     EXPECT_THAT(words("pre{$HOST}post {env.HOST} {env.UNSET}x {$EMPTY:default} {$LOOP}", env),
                 ElementsAre(Pair("preexample.testpost", 1), Pair("example.test", 1), Pair("x", 1),
                             Pair("{$HOST}", 1)));
@@ -234,10 +234,20 @@ TEST(CaddyfileLexer, ReplacesEnvironmentPlaceholdersInsideTokens) {
 }
 
 TEST(CaddyfileLexer, LeavesOtherPlaceholdersAlone) {
+    EXPECT_THAT(words("{path} {query} {args[0]} {$} {env.} {$UNCLOSED", env_of({})),
+                ElementsAre(Pair("{path}", 1), Pair("{query}", 1), Pair("{args[0]}", 1),
+                            Pair("{$}", 1), Pair("{env.}", 1), Pair("{$UNCLOSED", 1)));
+}
+
+TEST(CaddyfileLexer, AVariableMayHoldSeveralWordsOrLinesAsInCaddy) {
+    // Caddy replaces {$VAR} in the text before splitting it (FrankenPHP's stock Caddyfile puts
+    // whole directives in {$CADDY_SERVER_EXTRA_DIRECTIVES}); quoted, the value is one token.
+    const env_lookup env = env_of({{"GREETING", "hello world"}, {"OPTIONS", "debug\nadmin off"}});
     EXPECT_THAT(
-        words("{path} {query} {args[0]} {$} {$:x} {env.} {$UNCLOSED", env_of({})),
-        ElementsAre(Pair("{path}", 1), Pair("{query}", 1), Pair("{args[0]}", 1), Pair("{$}", 1),
-                    Pair("{$:x}", 1), Pair("{env.}", 1), Pair("{$UNCLOSED", 1)));
+        words("a {$GREETING} \"{$GREETING}\"", env),
+        ElementsAre(Pair("a", 1), Pair("hello", 1), Pair("world", 1), Pair("hello world", 1)));
+    EXPECT_THAT(words("{$OPTIONS}\nx", env),
+                ElementsAre(Pair("debug", 1), Pair("admin", 2), Pair("off", 2), Pair("x", 3)));
 }
 
 TEST(CaddyfileLexer, DropsAnUnquotedTokenLeftEmptyByAnUnsetVariable) {
@@ -388,6 +398,59 @@ TEST(CaddyfileParser, ExpandsEnvironmentInKeysAndDropsEmptyDirectives) {
     EXPECT_THAT(placed(blocks[1].keys), ElementsAre("Caddyfile:4 localhost"));
     ASSERT_EQ(blocks[1].segments.size(), 1u);
     EXPECT_THAT(texts(blocks[1].segments[0].tokens), ElementsAre("php_server"));
+}
+
+/// Lists the files of `files` directly in `folder`, as a real folder listing would.
+list_function lister(const file_map& files) {
+    return [files](const std::string& folder) {
+        std::vector<std::string> names;
+        for (const auto& entry : files) {
+            const std::filesystem::path p(entry.first);
+            if (p.parent_path() == std::filesystem::path(folder)) {
+                names.push_back(p.filename().string());
+            }
+        }
+        return names;
+    };
+}
+
+TEST(CaddyfileParser, GlobImportBringsInMatchingFilesInNameOrder) {
+    const file_map files{{"conf/Caddyfile.d/b.caddyfile", "b.test {\n\tphp_server\n}"},
+                         {"conf/Caddyfile.d/a.caddyfile", "a.test {\n\tphp_server\n}"},
+                         {"conf/Caddyfile.d/.a.caddyfile", "not { a Caddyfile"},
+                         {"conf/Caddyfile.d/notes.txt", "not { a Caddyfile"}};
+    std::vector<std::string> warnings;
+    const std::vector<server_block> blocks =
+        parse(":80 {\n\tphp_server\n}\nimport Caddyfile.d/*.caddyfile\n", "conf/Caddyfile", {},
+              reader(files), lister(files), &warnings);
+    ASSERT_EQ(blocks.size(), 3u);
+    EXPECT_THAT(placed(blocks[1].keys), ElementsAre("conf/Caddyfile.d/a.caddyfile:1 a.test"));
+    EXPECT_THAT(placed(blocks[2].keys), ElementsAre("conf/Caddyfile.d/b.caddyfile:1 b.test"));
+    EXPECT_THAT(warnings, IsEmpty());
+}
+
+TEST(CaddyfileParser, GlobImportMatchingNothingWarnsAtTheImport) {
+    std::vector<std::string> warnings;
+    const std::vector<server_block> blocks =
+        parse(":80 {\n\tphp_server\n}\n\nimport Caddyfile.d/*.caddyfile\n", "Caddyfile", {},
+              reader({}), lister({}), &warnings);
+    EXPECT_EQ(blocks.size(), 1u);
+    EXPECT_THAT(warnings, ElementsAre("Caddyfile:5: import 'Caddyfile.d/*.caddyfile': no file "
+                                      "matches; nothing imported"));
+}
+
+TEST(CaddyfileParser, GlobImportTakesOneWildcardInTheFileNameAsCaddy) {
+    for (const char* pattern : {"sites/*.*", "sites/a?b*", "sites/[ab].caddy", "*/site.caddy"}) {
+        try {
+            parse(std::string("import ") + pattern, "Caddyfile", {}, reader({}), lister({}));
+            ADD_FAILURE() << "no config_error for " << pattern;
+        } catch (const config_error& error) {
+            EXPECT_EQ(std::string(error.what()),
+                      std::string("Caddyfile:1: import '") + pattern +
+                          "': a glob may have one wildcard (* or ?), in the file name, as in "
+                          "Caddy");
+        }
+    }
 }
 
 TEST(CaddyfileParser, ImportsSnippetsWithArguments) {
@@ -574,8 +637,7 @@ TEST(CaddyfileParser, ReportsImportErrorsAtTheImport) {
                      "Caddyfile:3: cannot import 'x.caddy': no files can be read here");
     }
     EXPECT_EQ(parse_error("\nimport sites/*.caddy"),
-              "Caddyfile:2: import 'sites/*.caddy': wildcards are not supported, import each "
-              "file");
+              "Caddyfile:2: cannot import 'sites/*.caddy': no folder can be listed here");
     EXPECT_EQ(parse_error("a.test {\n\timport snip {\n\t}\n}"),
               "Caddyfile:2: unexpected '{' on an import line: import brings in whole lines");
     // Mistakes inside an imported file are reported where they are.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/config_error.hpp"
+#include "config/ip_ranges.hpp"
 
 namespace spindle::config {
 namespace {
@@ -630,6 +631,29 @@ TEST(PhpCliCommand, AScriptGivenToSpindleItselfPointsToPhpCli) {
 
 TEST(PhpCliCommand, ErrorsNameTheCommand) {
     EXPECT_THAT(error_of({"php-cli", "-y"}), HasSubstr("spindle php-cli: unknown option -y"));
+}
+
+}  // namespace
+}  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+TEST(ParseCommandLine, TrustedProxiesFlags) {
+    const server_config none = php_server({});
+    EXPECT_TRUE(none.trusted_proxies.ranges.empty());
+    EXPECT_FALSE(none.trusted_proxies.strict);
+    const server_config c =
+        php_server({"--trusted-proxies", "10.0.0.0/8,fd00::/8", "--trusted-proxies", "192.0.2.1",
+                    "--trusted-proxies-strict"});
+    EXPECT_EQ(c.trusted_proxies.ranges,
+              (std::vector<std::string>{"10.0.0.0/8", "fd00::/8", "192.0.2.1"}));
+    EXPECT_TRUE(c.trusted_proxies.strict);
+    EXPECT_EQ(php_server({"--trusted-proxies", "private_ranges"}).trusted_proxies.ranges,
+              private_ip_ranges());
+    EXPECT_EQ(error_of({"php-server", "--trusted-proxies", "10.0.0.0/8,,"}),
+              "flag --trusted-proxies: \"\" is not an IP range: expected an address such as "
+              "10.0.0.0/8 or fd00::/8");
 }
 
 }  // namespace

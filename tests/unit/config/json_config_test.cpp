@@ -61,11 +61,12 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     "num_threads": 12,
     "max_wait_time": "1500ms",
     "max_queue": 100,
+    "max_memory": "256MiB",
     "ini_file": "/etc/spindle/php.ini",
     "ini": {"memory_limit": "1G", "opcache.enable": "0"},
     "workers": [
       {"file": "bin/worker.php", "num": 2, "name": "global", "env": {"QUEUE": "mail"},
-       "match": ["/queue/*", "*.job"], "max_requests": 50, "max_consecutive_failures": -1,
+       "match": ["/queue/*", "*.job"], "max_requests": 50, "max_memory": 67108864, "max_consecutive_failures": -1,
        "watch": ["./**/*.{php,env}", "config/"]}
     ],
     "worker_restart_grace": "5s"
@@ -118,6 +119,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_EQ(c.num_threads, 12u);
     EXPECT_EQ(c.max_wait_time, 1500ms);
     EXPECT_EQ(c.max_queue, 100u);
+    EXPECT_EQ(c.max_memory, 256u * 1024 * 1024);
     EXPECT_EQ(c.php_ini_file, "/etc/spindle/php.ini");
     EXPECT_EQ(c.php_ini, (string_pairs{{"memory_limit", "1G"}, {"opcache.enable", "0"}}));
     EXPECT_EQ(c.worker_restart_grace, 5s);
@@ -129,6 +131,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
     EXPECT_EQ(global_worker.env, (string_pairs{{"QUEUE", "mail"}}));
     EXPECT_EQ(global_worker.match, (std::vector<std::string>{"/queue/*", "*.job"}));
     EXPECT_EQ(global_worker.max_requests, 50u);
+    EXPECT_EQ(global_worker.max_memory, 64u * 1024 * 1024);
     EXPECT_EQ(global_worker.max_consecutive_failures, -1);
     EXPECT_EQ(global_worker.watch, (std::vector<std::string>{"./**/*.{php,env}", "config/"}));
     EXPECT_EQ(global_worker.origin.file, "c.json");
@@ -250,7 +253,17 @@ TEST(JsonConfig, WorkerDefaults) {
     EXPECT_TRUE(w.env.empty());
     EXPECT_TRUE(w.match.empty());
     EXPECT_EQ(w.max_requests, 0u);
+    EXPECT_EQ(w.max_memory, 0u);
     EXPECT_EQ(w.max_consecutive_failures, 6);
+}
+
+TEST(JsonConfigErrors, BadMaxMemory) {
+    EXPECT_EQ(error_of(with_top(R"("php": {"max_memory": -1})")),
+              "c.json: /php/max_memory: must be a number of bytes or a size string such as "
+              "\"64KiB\"");
+    EXPECT_EQ(error_of(with_site(R"("workers": [{"file": "w.php", "max_memory": true}])")),
+              "c.json: /sites/0/workers/0/max_memory: must be a number of bytes or a size "
+              "string such as \"64KiB\"");
 }
 
 TEST(JsonConfig, SizesAsNumbersOrStrings) {
@@ -658,6 +671,67 @@ TEST(JsonConfigErrors, SyntaxErrorKeepsFileAndLine) {
                   "syntax error while parsing object separator - unexpected number literal; "
                   "expected ':'");
     }
+}
+
+}  // namespace
+}  // namespace spindle::config
+
+namespace spindle::config {
+namespace {
+
+TEST(JsonConfig, TrustedProxiesAndProxyProtocolAreRead) {
+    const server_config c = config_from_json(read_json_file(with_top(R"("http": {
+      "trusted_proxies": {"source": "static", "ranges": ["10.0.0.0/8", "fd00::/8"]},
+      "trusted_proxies_strict": 1, "trusted_proxies_unix": true, "trusted_proxies_host": true,
+      "client_ip_headers": ["X-Real-IP"],
+      "listener_wrappers": [{"wrapper": "proxy_protocol", "timeout": "2s",
+                             "allow": ["10.0.0.0/8"], "deny": ["10.9.0.0/16"],
+                             "fallback_policy": "require"}, {"wrapper": "tls"}]})"),
+                                                            "c.json"),
+                                             "c.json");
+    EXPECT_EQ(c.trusted_proxies.ranges, (std::vector<std::string>{"10.0.0.0/8", "fd00::/8"}));
+    EXPECT_TRUE(c.trusted_proxies.strict);
+    EXPECT_TRUE(c.trusted_proxies.trust_unix);
+    EXPECT_TRUE(c.trusted_proxies.use_host);
+    EXPECT_EQ(c.trusted_proxies.client_ip_headers, std::vector<std::string>{"X-Real-IP"});
+    ASSERT_TRUE(c.proxy_protocol);
+    EXPECT_EQ(c.proxy_protocol->timeout, 2s);
+    EXPECT_EQ(c.proxy_protocol->allow, std::vector<std::string>{"10.0.0.0/8"});
+    EXPECT_EQ(c.proxy_protocol->deny, std::vector<std::string>{"10.9.0.0/16"});
+    EXPECT_EQ(c.proxy_protocol->fallback_policy, "require");
+
+    const server_config defaults =
+        config_from_json(read_json_file(with_top(R"("http": {})"), "c.json"), "c.json");
+    EXPECT_TRUE(defaults.trusted_proxies.ranges.empty());
+    EXPECT_FALSE(defaults.trusted_proxies.strict);
+    EXPECT_EQ(defaults.trusted_proxies.client_ip_headers,
+              (std::vector<std::string>{"X-Forwarded-For", "Forwarded"}));
+    EXPECT_FALSE(defaults.proxy_protocol);
+}
+
+TEST(JsonConfig, TrustedProxiesAndProxyProtocolErrors) {
+    EXPECT_EQ(error_of(with_top(R"("http": {"trusted_proxies": {"source": "cloudflare"}})")),
+              "c.json: /http/trusted_proxies/source: must be \"static\" (the only source "
+              "Spindle has)");
+    EXPECT_EQ(
+        error_of(with_top(
+            R"("http": {"trusted_proxies": {"source": "static", "ranges": ["1.2.3.4/40"]}})")),
+        "c.json: /http/trusted_proxies/ranges/0: \"1.2.3.4/40\" is not an IP range: the "
+        "prefix length is above 32");
+    EXPECT_EQ(error_of(with_top(R"("http": {"client_ip_headers": ["X Real"]})")),
+              "c.json: /http/client_ip_headers/0: \"X Real\" is not a header name");
+    EXPECT_EQ(
+        error_of(with_top(R"("http": {"listener_wrappers": [{"wrapper": "http_redirect"}]})")),
+        "c.json: /http/listener_wrappers/0/wrapper: unknown listener wrapper "
+        "\"http_redirect\" (use proxy_protocol or tls)");
+    EXPECT_EQ(
+        error_of(with_top(
+            R"("http": {"listener_wrappers": [{"wrapper": "proxy_protocol", "timeout": "0s"}]})")),
+        "c.json: /http/listener_wrappers/0/timeout: must be above 0");
+    EXPECT_EQ(
+        error_of(with_top(
+            R"("http": {"listener_wrappers": [{"wrapper": "proxy_protocol", "allow": "10.0.0.0/8"}]})")),
+        "c.json: /http/listener_wrappers/0/allow: must be an array of strings");
 }
 
 }  // namespace

@@ -74,6 +74,7 @@ worker::job make_job(std::string method, std::string uri) {
     auto r = std::make_shared<sapi::request>();
     r->method = std::move(method);
     r->uri = std::move(uri);
+    r->remote_addr = "203.0.113.5";
     return r;
 }
 
@@ -156,7 +157,7 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
                          "\",php_version=\"" + sapi::engine::php_version() + "\"}"),
               1);
 
-    // The running requests show in /threads with their method and URI.
+    // The running requests show in /threads with their method, client and URI.
     const auto document = nlohmann::json::parse(threads_json(p, false, 12.5));
     EXPECT_EQ(document["time"], 12.5);
     EXPECT_EQ(document["version"], SPINDLE_VERSION);
@@ -170,6 +171,7 @@ TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
     EXPECT_EQ(document["threads"][0]["state"], "busy");
     EXPECT_EQ(document["threads"][0]["request"]["method"], "GET");
     EXPECT_EQ(document["threads"][0]["request"]["uri"], "/c");
+    EXPECT_EQ(document["threads"][0]["request"]["client"], "203.0.113.5");
     EXPECT_GE(document["threads"][0]["request"]["running_ms"].get<double>(), 0.0);
     EXPECT_EQ(document["threads"][1]["group"], "app");
     EXPECT_EQ(document["threads"][1]["boots"], 1);

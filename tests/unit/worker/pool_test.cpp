@@ -70,6 +70,24 @@ job make_job(std::uint64_t id) {
     return r;
 }
 
+// A sink that only says whether its client left.
+class client_sink final : public sapi::output_sink {
+  public:
+    void send_informational(int, const std::vector<sapi::header>&) noexcept override {}
+    void send_head(int, std::string_view, std::vector<sapi::header>) noexcept override {}
+    bool write(std::string_view) noexcept override { return !gone; }
+    bool flush() noexcept override { return !gone; }
+    void finish(bool) noexcept override {}
+    bool is_aborted() const noexcept override { return gone; }
+    bool gone = false;
+};
+
+job make_job(std::uint64_t id, client_sink& sink) {
+    job r = make_job(id);
+    r->sink = &sink;
+    return r;
+}
+
 class PoolTest : public ::testing::Test {
   protected:
     static void SetUpTestSuite() {
@@ -157,6 +175,31 @@ TEST_F(PoolTest, WithdrawTakesBackOnlyStillQueuedRequests) {
     auto runs = runtime.wait_runs(2);
     EXPECT_EQ(runs[1].second, 3u);
     EXPECT_FALSE(p.withdraw(0, third));
+    runtime.release_all();
+    p.stop();
+    EXPECT_EQ(runtime.wait_runs(2).size(), 2u);
+}
+
+TEST_F(PoolTest, DropAbandonedRemovesOnlyQueuedRequestsWhoseClientLeft) {
+    fake_runtime runtime;
+    pool p = make_pool(runtime, 1, 8);
+    p.start();
+    client_sink running, stays, left, also_left;
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(0, make_job(1, running), &ticket), submit_result::assigned);
+    runtime.wait_runs(1);
+    ASSERT_EQ(p.submit(0, make_job(2, left), &ticket), submit_result::queued);
+    ASSERT_EQ(p.submit(0, make_job(3, stays), &ticket), submit_result::queued);
+    ASSERT_EQ(p.submit(0, make_job(4, also_left), &ticket), submit_result::queued);
+    left.gone = also_left.gone = true;
+    // The running request's client leaving is not the queue's business.
+    running.gone = true;
+    EXPECT_EQ(p.drop_abandoned(), 2u);
+    EXPECT_EQ(p.drop_abandoned(), 0u);
+    EXPECT_EQ(p.stats().queued, 1u);
+    runtime.release_one();
+    auto runs = runtime.wait_runs(2);
+    EXPECT_EQ(runs[1].second, 3u);
     runtime.release_all();
     p.stop();
     EXPECT_EQ(runtime.wait_runs(2).size(), 2u);

@@ -33,10 +33,16 @@ std::string uri_for(int n) {
            std::string(static_cast<std::size_t>(n * 37 % 300), static_cast<char>('a' + n % 26));
 }
 
+// The client a request "M<n>" comes from.
+std::string client_for(int n) {
+    return "10.0." + std::to_string(n % 256) + ".1";
+}
+
 job make_job(int n) {
     auto r = std::make_shared<sapi::request>();
     r->method = "M" + std::to_string(n);
     r->uri = uri_for(n);
+    r->remote_addr = client_for(n);
     return r;
 }
 
@@ -75,9 +81,10 @@ TEST_F(SlotTest, RunningRequestIsNeverTornWhileTheSlotServes) {
                 ASSERT_TRUE(r->method.starts_with("M")) << r->method;
                 const int n = std::stoi(r->method.substr(1));
                 const std::string expected = uri_for(n);
-                // Cut at the capacity, method and separator included.
-                EXPECT_EQ(r->uri,
-                          expected.substr(0, slot::running_text_capacity - r->method.size() - 1));
+                EXPECT_EQ(r->client, client_for(n));
+                // Cut at the capacity, method, client and separators included.
+                EXPECT_EQ(r->uri, expected.substr(0, slot::running_text_capacity -
+                                                         r->method.size() - r->client.size() - 2));
                 seen.fetch_add(1);
             }
         }
