@@ -11,6 +11,7 @@
 #include "acme/base64url.hpp"
 #include "acme/jws.hpp"
 #include "acme/order_state.hpp"
+#include "acme/retry_policy.hpp"
 #include "acme/x509_tools.hpp"
 
 namespace spindle::acme {
@@ -22,24 +23,6 @@ constexpr int bad_nonce_retries = 3;
 // How long one authorization or order may stay unsettled before the attempt is given up
 // (and retried later with backoff). Let's Encrypt validates within seconds.
 constexpr int poll_attempts = 60;
-
-std::optional<std::chrono::seconds> parse_retry_after(const std::string& value) {
-    if (value.empty()) {
-        return std::nullopt;
-    }
-    if (value.find_first_not_of("0123456789") == std::string::npos) {
-        return std::chrono::seconds(std::stoll(value));
-    }
-    // An HTTP date (RFC 9110 section 10.2.3).
-    std::tm tm{};
-    if (strptime(value.c_str(), "%a, %d %b %Y %H:%M:%S GMT", &tm) == nullptr) {
-        return std::nullopt;
-    }
-    const auto at = std::chrono::system_clock::from_time_t(timegm(&tm));
-    const auto wait =
-        std::chrono::duration_cast<std::chrono::seconds>(at - std::chrono::system_clock::now());
-    return std::max(wait, std::chrono::seconds(0));
-}
 
 acme_error problem(const std::string& step, const https_response& response) {
     std::string type;

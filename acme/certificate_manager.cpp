@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "acme/retry_policy.hpp"
+
 namespace spindle::acme {
 
 namespace {
@@ -259,14 +261,10 @@ void certificate_manager::renew(site_state& s) {
             return;
         }
         ++s.failures;
-        const unsigned doublings = std::min(s.failures - 1, 16U);
-        std::chrono::seconds delay = std::min<std::chrono::seconds>(
-            options_.first_retry_delay * (1LL << doublings), options_.max_retry_delay);
         const auto* refusal = dynamic_cast<const acme_error*>(&e);
-        if (refusal != nullptr && refusal->retry_after()) {
-            // A rate limit (429) or an overloaded CA says when to come back: never sooner.
-            delay = std::max(delay, *refusal->retry_after());
-        }
+        const std::chrono::seconds delay =
+            retry_delay(s.failures, options_.first_retry_delay, options_.max_retry_delay,
+                        refusal != nullptr ? refusal->retry_after() : std::nullopt);
         bool is_fallback = false;
         std::chrono::system_clock::time_point not_after;
         {

@@ -744,12 +744,16 @@ class adapter {
         // names no public CA signs (localhost, IP addresses, .local, .internal). Addresses
         // with another port stay plain HTTP unless the block has `tls`, so that existing
         // `host:port` sites keep working.
-        const bool is_automatic = automatic_certificates_ && state.tls.is_null() &&
-                                  std::all_of(keys.begin(), keys.end(), [&](const auto& key) {
-                                      const site_key& k = key.second;
-                                      return !k.host.empty() && (!k.scheme_given || k.https) &&
-                                             (!k.port_given || k.port == https_port_);
-                                  });
+        // A site bound to a Unix socket sits behind a proxy that terminates TLS.
+        const bool is_automatic =
+            automatic_certificates_ && state.tls.is_null() &&
+            std::none_of(binds.begin(), binds.end(),
+                         [](const std::string& bind) { return bind.starts_with("unix/"); }) &&
+            std::all_of(keys.begin(), keys.end(), [&](const auto& key) {
+                const site_key& k = key.second;
+                return !k.host.empty() && (!k.scheme_given || k.https) &&
+                       (!k.port_given || k.port == https_port_);
+            });
         if (is_automatic) {
             const bool is_public = std::all_of(keys.begin(), keys.end(), [](const auto& key) {
                 return qualifies_for_public_certificate(key.second.host);
