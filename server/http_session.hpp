@@ -16,8 +16,8 @@
 #include <boost/beast/http/parser.hpp>
 
 #include "server/http_context.hpp"
-#include "server/server_snapshot.hpp"
 #include "server/router.hpp"
+#include "server/server_snapshot.hpp"
 #include "server/session_stream.hpp"
 
 namespace spindle::server {
