@@ -407,7 +407,8 @@ constexpr auto reload_flags = std::to_array<flag_spec>({
      [](const server_config&) { return std::string("Caddyfile"); }},
     {"adapter", 'a', "NAME", "caddyfile or json (default: from the file name)", set_adapter,
      nullptr},
-    {"address", '\0', "HOST:PORT", "the running server's admin endpoint (default: the file's admin)",
+    {"address", '\0', "HOST:PORT",
+     "the running server's admin endpoint (default: the file's admin)",
      [](php_server_args& args, std::string_view value) { args.address = value; }, nullptr},
 });
 constexpr command_spec reload_command{
@@ -454,8 +455,8 @@ constexpr command_spec help_command{"help",
                                     "Lists the commands, or shows the flags of one.",
                                     {}};
 constexpr std::array<const command_spec*, 9> commands{
-    &php_server_command, &run_command,     &adapt_command, &validate_command, &reload_command,
-    &php_cli_command,    &cert_command,    &version_command, &help_command};
+    &php_server_command, &run_command,  &adapt_command,   &validate_command, &reload_command,
+    &php_cli_command,    &cert_command, &version_command, &help_command};
 
 std::string flag_label(const flag_spec& flag) {
     std::string label =

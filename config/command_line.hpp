@@ -30,10 +30,10 @@ std::string_view to_string(command_kind kind);
 /// The parsed command line.
 struct command_line {
     command_kind kind = command_kind::help;
-    server_config config;                 ///< php_server: defaults overridden by the flags given
-    std::string help_text;                ///< help: the text to print, ending in a newline
-    std::string config_file;              ///< run, adapt, validate: the file to read
-    std::string adapter;                  ///< run, adapt, validate: "caddyfile" or "json"
+    server_config config;     ///< php_server: defaults overridden by the flags given
+    std::string help_text;    ///< help: the text to print, ending in a newline
+    std::string config_file;  ///< run, adapt, validate: the file to read
+    std::string adapter;      ///< run, adapt, validate: "caddyfile" or "json"
     /// reload --address: the admin endpoint to send to; nullopt: the file's `admin`.
     std::optional<listen_address> admin_address;
     std::string cert_dir;                 ///< cert: where the files go

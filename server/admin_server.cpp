@@ -23,10 +23,10 @@
 #include "config/config_file.hpp"
 #include "config/json_config.hpp"
 #include "server/admin_views.hpp"
-#include "server/reload_client.hpp"
 #include "server/listener.hpp"
-#include "server/status_page.hpp"
+#include "server/reload_client.hpp"
 #include "server/server_snapshot.hpp"
+#include "server/status_page.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -127,9 +127,8 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
         const auto& req = parser_->get();
         const std::string_view target = req.target();
         if (req.method() == http::verb::post && target.substr(0, target.find('?')) == "/load") {
-            admin_response checked = server_->handle(req.method_string(), target,
-                                                     req[http::field::host],
-                                                     req[http::field::origin]);
+            admin_response checked = server_->handle(
+                req.method_string(), target, req[http::field::host], req[http::field::origin]);
             if (checked.status == 403) {
                 write(std::move(checked), req.keep_alive(), false);
                 return;
@@ -137,12 +136,13 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
             // Answered when the reload is over, from the reload thread: the answer comes back
             // to this connection's strand.
             server_->load(req[http::field::content_type], req[config_file_header], req.body(),
-                          [self = shared_from_this(), keep_alive = req.keep_alive()](
-                              admin_response response) {
-                              net::post(self->stream_.get_executor(),
-                                        [self, keep_alive, response = std::move(response)]() mutable {
-                                            self->write(std::move(response), keep_alive, false);
-                                        });
+                          [self = shared_from_this(),
+                           keep_alive = req.keep_alive()](admin_response response) {
+                              net::post(
+                                  self->stream_.get_executor(),
+                                  [self, keep_alive, response = std::move(response)]() mutable {
+                                      self->write(std::move(response), keep_alive, false);
+                                  });
                           });
             return;
         }
@@ -207,10 +207,7 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
 
 admin_server::admin_server(net::io_context& ioc, const tcp::endpoint& endpoint,
                            http_context& context, actions act)
-    : ioc_(ioc),
-      acceptor_(net::make_strand(ioc)),
-      context_(context),
-      actions_(std::move(act)) {
+    : ioc_(ioc), acceptor_(net::make_strand(ioc)), context_(context), actions_(std::move(act)) {
     open_acceptor(acceptor_, endpoint, "cannot listen for the admin endpoint on ");
 }
 
@@ -356,7 +353,8 @@ void admin_server::load(std::string_view content_type, std::string_view file,
                       // the client's error; one that cannot be applied is not.
                       done({result.applied ? 200 : (result.invalid ? 400 : 500),
                             "application/json",
-                            result.to_json(), {}});
+                            result.to_json(),
+                            {}});
                   });
 }
 

@@ -18,8 +18,8 @@
 #include "server/cgroup_limits.hpp"
 #include "server/listener.hpp"
 #include "server/systemd_notifier.hpp"
-#include "server/tls_certificates.hpp"
 #include "server/server_snapshot.hpp"
+#include "server/tls_certificates.hpp"
 #include "worker/pool.hpp"
 
 namespace spindle::server {
@@ -69,7 +69,6 @@ std::vector<config::watch_pattern> watch_patterns(const config::server_config& c
     }
     return out;
 }
-
 
 // How long a new worker generation may take to boot before a reload gives up on it (the old
 // generation keeps serving). A framework kernel boots in well under a second; a worker that
@@ -514,9 +513,9 @@ reload_result http_server::apply(config::server_config next, nlohmann::json docu
         }
         std::vector<std::shared_ptr<listener>> kept;
         for (const auto& l : listeners_) {
-            const auto entry = std::find_if(
-                snapshot.addresses.begin(), snapshot.addresses.end(),
-                [&](const address_sites& a) { return a.address == l->address(); });
+            const auto entry =
+                std::find_if(snapshot.addresses.begin(), snapshot.addresses.end(),
+                             [&](const address_sites& a) { return a.address == l->address(); });
             if (entry == snapshot.addresses.end()) {
                 removed.push_back(l);
                 continue;
@@ -549,8 +548,9 @@ reload_result http_server::apply(config::server_config next, nlohmann::json docu
     // requests go to the generation that replaces them (the worker declared at the same place).
     std::vector<std::size_t> retired;
     for (const worker_generation& old : current->workers) {
-        const bool kept = std::any_of(snapshot.workers.begin(), snapshot.workers.end(),
-                                      [&](const worker_generation& w) { return w.group == old.group; });
+        const bool kept =
+            std::any_of(snapshot.workers.begin(), snapshot.workers.end(),
+                        [&](const worker_generation& w) { return w.group == old.group; });
         if (kept) {
             continue;
         }
@@ -578,19 +578,18 @@ reload_result http_server::apply(config::server_config next, nlohmann::json docu
     }
     result.applied = true;
     context_.set_reload_error(nullptr);
-    log->info("{}: configuration applied ({} new worker generation(s), {} address(es) opened, "
-              "{} closed){}",
-              why, result.workers_started.size(), result.listeners_added.size(),
-              result.listeners_removed.size(),
-              result.restart_required.empty()
-                  ? ""
-                  : "; needs a restart to change: " + [&] {
-                        std::string names;
-                        for (const std::string& name : result.restart_required) {
-                            names += (names.empty() ? "" : ", ") + name;
-                        }
-                        return names;
-                    }());
+    log->info(
+        "{}: configuration applied ({} new worker generation(s), {} address(es) opened, "
+        "{} closed){}",
+        why, result.workers_started.size(), result.listeners_added.size(),
+        result.listeners_removed.size(),
+        result.restart_required.empty() ? "" : "; needs a restart to change: " + [&] {
+            std::string names;
+            for (const std::string& name : result.restart_required) {
+                names += (names.empty() ? "" : ", ") + name;
+            }
+            return names;
+        }());
     return result;
 }
 

@@ -2,11 +2,11 @@
 
 #include <chrono>
 #include <functional>
-#include <mutex>
-#include <utility>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/asio/io_context.hpp>
@@ -26,7 +26,7 @@
 namespace spindle::worker {
 class pool;
 struct group_options;
-}
+}  // namespace spindle::worker
 
 namespace spindle::server {
 

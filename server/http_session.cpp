@@ -483,8 +483,7 @@ bool http_session::validate_header() {
         respond(501, "unsupported Transfer-Encoding", false);
         return false;
     }
-    if (auto length = parser_->content_length();
-        length && *length > limits().max_body_size) {
+    if (auto length = parser_->content_length(); length && *length > limits().max_body_size) {
         respond(413, "request body too large", false);
         return false;
     }
@@ -1402,8 +1401,7 @@ void http_session::on_rate_check(beast::error_code ec) {
     // Judged only when the client held the response up for half the window at least: a
     // client that takes whatever is written is never too slow, however slowly PHP writes.
     if (busy * 2 >= window &&
-        static_cast<double>(rate_bytes_) <
-            static_cast<double>(limits().min_write_rate) * seconds) {
+        static_cast<double>(rate_bytes_) < static_cast<double>(limits().min_write_rate) * seconds) {
         log()->debug("[req {}] {}:{} took {} bytes in {:.1f} s, below min_write_rate; closing",
                      request_id_, remote_addr_, remote_port_, rate_bytes_, seconds);
         context_.metrics.record_slow_client();

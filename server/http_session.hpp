@@ -19,8 +19,8 @@
 
 #include "server/http_context.hpp"
 #include "server/proxy_header.hpp"
-#include "server/server_snapshot.hpp"
 #include "server/router.hpp"
+#include "server/server_snapshot.hpp"
 #include "server/session_stream.hpp"
 
 namespace spindle::server {

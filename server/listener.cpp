@@ -1,7 +1,5 @@
 #include "server/listener.hpp"
 
-#include <future>
-
 #include <unistd.h>
 
 #include <boost/asio/strand.hpp>
@@ -105,21 +103,6 @@ void listener::stop() {
             remove_unix_socket(*self->unix_socket_);
         }
     });
-}
-
-void listener::stop_and_wait() {
-    std::promise<void> closed;
-    std::future<void> done = closed.get_future();
-    net::post(acceptor_.get_executor(), [self = shared_from_this(), &closed] {
-        boost::system::error_code ec;
-        self->pause_timer_.cancel();
-        self->acceptor_.close(ec);
-        if (self->unix_socket_) {
-            remove_unix_socket(*self->unix_socket_);
-        }
-        closed.set_value();
-    });
-    done.wait();
 }
 
 void listener::do_accept() {

@@ -61,10 +61,6 @@ class listener : public std::enable_shared_from_this<listener> {
     /// Closes the socket; no new connections (any thread, posted to the listener's strand).
     void stop();
 
-    /// stop(), and returns once the socket is closed (a thread that is not an I/O thread:
-    /// the port is free again when it returns).
-    void stop_and_wait();
-
   private:
     void do_accept();
     void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);

@@ -2,17 +2,17 @@
 // engine, the slot pool and the HTTP front end, and tears them down in reverse order.
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <functional>
 #include <iostream>
+#include <sstream>
 #include <system_error>
 #include <thread>
 

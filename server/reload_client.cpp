@@ -35,8 +35,8 @@ admin_answer post_load(const config::listen_address& admin, const std::string& p
     stream.expires_after(std::chrono::seconds(timeout_seconds));
     stream.connect(net::ip::tcp::endpoint(address, admin.port), ec);
     if (ec) {
-        throw std::runtime_error("cannot reach the admin endpoint at " +
-                                 config::to_string(admin) + ": " + ec.message() +
+        throw std::runtime_error("cannot reach the admin endpoint at " + config::to_string(admin) +
+                                 ": " + ec.message() +
                                  " (is the server running, with admin on that address?)");
     }
     http::request<http::string_body> req{http::verb::post, "/load", 11};

@@ -101,7 +101,8 @@ class builder {
         built_.snapshot->workers.push_back({w.name, std::move(place), identity, group});
         // A request `match`ed to a worker outside the root has no URL path of its own:
         // SCRIPT_NAME, PHP_SELF and DOCUMENT_URI are empty, as FrankenPHP leaves them.
-        return worker_route{w.file, config::is_under_root(w.file, root) ? script_name : std::string(),
+        return worker_route{w.file,
+                            config::is_under_root(w.file, root) ? script_name : std::string(),
                             w.match, group};
     }
 
@@ -121,10 +122,10 @@ class builder {
             context.router.other_roots.push_back(router.options.root);
         }
         for (std::size_t i = 0; i < site.workers.size(); ++i) {
-            context.workers.push_back(
-                add_worker(site.workers[i], site.root, site.env,
-                           "site " + std::to_string(built_.snapshot->sites.size()) + " worker " +
-                               std::to_string(i)));
+            context.workers.push_back(add_worker(site.workers[i], site.root, site.env,
+                                                 "site " +
+                                                     std::to_string(built_.snapshot->sites.size()) +
+                                                     " worker " + std::to_string(i)));
         }
         context.workers.insert(context.workers.end(), global_routes.begin(), global_routes.end());
         for (const worker_route& route : context.workers) {
@@ -176,8 +177,9 @@ class builder {
         for (const config::site_config& site : config_.sites) {
             for (const auto* list : {&site.listen, &site.redirect_to_https}) {
                 for (const config::listen_address& address : *list) {
-                    if (std::none_of(snap.addresses.begin(), snap.addresses.end(),
-                                     [&](const address_sites& a) { return a.address == address; })) {
+                    if (std::none_of(
+                            snap.addresses.begin(), snap.addresses.end(),
+                            [&](const address_sites& a) { return a.address == address; })) {
                         snap.addresses.push_back({address, {}, nullptr});
                     }
                 }

@@ -38,8 +38,9 @@ struct built_snapshot {
 /// Turns a resolved configuration into the sites, routes and worker groups requests use.
 /// Workers found in `running` (same name, same identity) keep their group; every other one
 /// gets a new group from hooks.add_group. TLS certificates are not loaded here (listeners do,
-/// http_server::reload). Throws std::runtime_error (or config_error) when something cannot be
-/// built; groups already made are in the exception-free path only. Control or reload thread.
+/// http_server). Throws std::runtime_error (or config_error) when something cannot be built;
+/// the groups hooks.add_group made before are the caller's to retire. Control or reload
+/// thread.
 built_snapshot build_snapshot(sapi::engine& engine, const config::server_config& config,
                               const std::vector<worker_generation>& running,
                               const snapshot_hooks& hooks);

@@ -473,16 +473,15 @@ job pool::take_job(std::size_t index) {
     // A retired generation ends its threads once their request is done; its queue moved to
     // its successor (or, with none, it serves what is queued first).
     auto must_end = [&] { return g.stopping || g.state == group_state::retiring; };
+    // Counted for start() and wait_ready() once the slot can take a request: after it took
+    // a queued one, or once it is on the idle stack.
+    bool first_boot = false;
     if (s.state() == slot_state::booting) {
         // The runtime finished setting the thread (or its worker script) up.
         s.transition(slot_state::ready);
         s.count_boot();
-        if (!s.has_booted_) {
-            s.has_booted_ = true;
-            lock.unlock();
-            mark_booted(index);
-            lock.lock();
-        }
+        first_boot = !s.has_booted_;
+        s.has_booted_ = true;
     } else if (s.state() == slot_state::busy) {
         // Oldest waiting request first; the slot stays busy and warm. Not once the pool stops:
         // its clients could no longer get the answer.
@@ -500,9 +499,18 @@ job pool::take_job(std::size_t index) {
         g.queue.pop_front();
         s.transition(slot_state::busy);
         ++g.busy;
+        if (first_boot) {
+            lock.unlock();
+            mark_booted(index);
+        }
         return next;
     }
     g.idle.push_back(index);
+    if (first_boot) {
+        lock.unlock();
+        mark_booted(index);
+        lock.lock();
+    }
     while (!s.assigned_ && !must_end()) {
         lock.unlock();
         s.wakeup_.wait();

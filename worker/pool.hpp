@@ -1,16 +1,16 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
-#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "worker/slot.hpp"
@@ -221,10 +221,10 @@ class pool {
         explicit group(group_options o) : options(std::move(o)) {}
         group_options options;
         mutable std::mutex mutex;
-        std::vector<std::size_t> idle;  ///< mutex: idle slot indexes, hottest on top
-        std::deque<queued_job> queue;   ///< mutex: waiting requests, oldest first
-        std::size_t busy = 0;           ///< mutex
-        bool stopping = false;          ///< mutex: the pool stops or the group failed
+        std::vector<std::size_t> idle;             ///< mutex: idle slot indexes, hottest on top
+        std::deque<queued_job> queue;              ///< mutex: waiting requests, oldest first
+        std::size_t busy = 0;                      ///< mutex
+        bool stopping = false;                     ///< mutex: the pool stops or the group failed
         group_state state = group_state::booting;  ///< mutex; set_group_state()
         std::size_t successor = no_group;          ///< mutex: where a retired group's work goes
         std::size_t booted = 0;                    ///< boot_mutex_: threads that booted

@@ -20,7 +20,6 @@ std::string_view to_string(restart_reason reason) noexcept {
         case restart_reason::boot_failure: return "boot_failure";
         case restart_reason::crash: return "crash";
         case restart_reason::ended: return "ended";
-        case restart_reason::requested: return "requested";
         case restart_reason::recycled: return "recycled";
     }
     return "unknown";

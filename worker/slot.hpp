@@ -29,7 +29,6 @@ enum class restart_reason {
     boot_failure,  ///< the script died before reaching frankenphp_handle_request()
     crash,         ///< after serving requests: a fatal error, or exit() with a status above 0
     ended,         ///< after serving requests: it ended by itself with exit status 0
-    requested,     ///< a worker restart (SIGUSR1, POST /workers/restart)
     recycled,      ///< it served max_requests
 };
 
@@ -82,7 +81,8 @@ class slot {
     std::uint64_t boots() const noexcept { return boots_.load(std::memory_order_relaxed); }
     /// Times its script started again after is_crash() reasons.
     std::uint64_t crashes() const noexcept { return crashes_.load(std::memory_order_relaxed); }
-    /// Times its script started again on purpose (requested, recycled).
+    /// Times its script started again on purpose (ended with status 0, recycled). Counts are
+    /// the slot's whole life: a slot lent to a new worker generation keeps them.
     std::uint64_t restarts() const noexcept { return restarts_.load(std::memory_order_relaxed); }
     /// How long its requests took, from taking the request to asking for the next one.
     histogram_counts durations() const noexcept { return durations_.read(); }
@@ -148,9 +148,8 @@ class slot {
     /// Posted when assigned_ is set, on stop and on restart; the slot then re-checks under the
     /// pool mutex, so a spare post only costs a re-check.
     wake_signal wakeup_;
-    bool has_booted_ = false;       ///< pool mutex: counted for start(): booted once, or settled
-    std::uint64_t generation_ = 0;  ///< pool mutex: the group's restart generation at boot
-    std::thread thread_;            ///< owned by the pool's control thread
+    bool has_booted_ = false;  ///< pool mutex: counted for start(): booted once, or settled
+    std::thread thread_;       ///< owned by the pool's control thread
     /// Set by the slot thread as its last step, read by the control thread to join only
     /// threads that have ended (pool::stop_within).
     std::atomic<bool> thread_ended_{false};

@@ -352,8 +352,8 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
     for t in document["threads"]:
         assert t["state"] == "ready" and t["request"] is None, t
         assert t["boots"] == 1 and t["crashes"] == 0, t
-        assert set(t) == {"index", "group", "worker", "state", "requests", "boots", "crashes",
-                          "restarts", "request", "memory_bytes", "peak_memory_bytes",
+        assert set(t) == {"index", "group", "generation", "worker", "state", "requests", "boots",
+                          "crashes", "restarts", "request", "memory_bytes", "peak_memory_bytes",
                           "held_memory_bytes"}
         assert t["worker"] == (t["group"] != "classic")
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -444,19 +444,30 @@ def test_post_workers_restart_reboots_every_worker_script(spindle):
     assert srv.admin("GET", "/workers/restart").status == 405
     assert [t["boots"] for t in worker_threads()] == [1, 1]
 
+    old_slots = {t["index"] for t in worker_threads()}
     r = srv.admin("POST", "/workers/restart",
                   headers={"Origin": f"http://127.0.0.1:{srv.admin_port}"}, body=b"")
     assert r.status == 202, r
     assert r.json() == {"restarting": [str(WORKER / "counter.php")]}
-    wait_until(lambda: [t["boots"] for t in worker_threads()] == [2, 2],
-               message="both worker threads booted again")
+
+    # A new generation on other slots takes over; the old threads end.
+    def new_generation_serves():
+        live = [t for t in worker_threads() if t["state"] in ("ready", "busy")]
+        return len(live) == 2 and not {t["index"] for t in live} & old_slots and all(
+            t["boots"] == 1 for t in live)
+
+    wait_until(new_generation_serves, message="a new generation of both worker threads serves")
     srv.wait_for_log(r"POST /workers/restart: restarting every worker script")
+    srv.wait_for_log(r"POST /workers/restart: configuration applied \(1 new worker generation")
     after = srv.get("/counter.php").json()
     assert after["count"] == 1 and after["boot_id"] != first["boot_id"], (first, after)
     m = metrics(srv)
-    assert value(m, "frankenphp_worker_restarts", worker=str(WORKER / "counter.php")) == 2
+    assert value(m, "frankenphp_total_workers", worker=str(WORKER / "counter.php")) == 2
     assert value(m, "frankenphp_worker_crashes", worker=str(WORKER / "counter.php")) == 0
-    assert all(t["restarts"] == 1 for t in worker_threads())
+    # The old generation's threads ended: every worker thread left is a new one.
+    wait_until(lambda: {t["index"] for t in worker_threads()
+                        if t["state"] not in ("done", "reserved")}.isdisjoint(old_slots),
+               message="the old generation's threads ended")
     # A server without workers restarts nothing, and says so.
     plain = spindle(HTTP, *ADMIN)
     r = plain.admin("POST", "/workers/restart", body=b"")

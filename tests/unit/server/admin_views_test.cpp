@@ -106,8 +106,9 @@ class AdminViewsTest : public ::testing::Test {
 TEST_F(AdminViewsTest, MetricsCountWhatThePoolDid) {
     gated_runtime classic;
     gated_runtime app;
-    worker::pool p(worker::pool_options{
-        {worker::group_options{"classic", 1, unowned(classic)}, worker::group_options{"app", 2, unowned(app)}}, 8});
+    worker::pool p(worker::pool_options{{worker::group_options{"classic", 1, unowned(classic)},
+                                         worker::group_options{"app", 2, unowned(app)}},
+                                        8});
     ASSERT_TRUE(p.start());
     std::uint64_t ticket = 0;
     ASSERT_EQ(p.submit(1, make_job("GET", "/a"), &ticket), worker::submit_result::assigned);
@@ -207,7 +208,8 @@ TEST_F(AdminViewsTest, ReadinessWaitsForEveryGroupAndNamesTheOneMissing) {
 
 TEST_F(AdminViewsTest, ThreadsJsonReplacesBytesThatAreNotUtf8) {
     gated_runtime classic;
-    worker::pool p(worker::pool_options{{worker::group_options{"classic", 1, unowned(classic)}}, 8});
+    worker::pool p(
+        worker::pool_options{{worker::group_options{"classic", 1, unowned(classic)}}, 8});
     ASSERT_TRUE(p.start());
     std::uint64_t ticket = 0;
     ASSERT_EQ(p.submit(0, make_job("GET", "/caf\xe9?q=\"<x>\""), &ticket),

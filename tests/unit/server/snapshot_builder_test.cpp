@@ -68,7 +68,8 @@ TEST(WorkerIdentity, FollowsTheResolvedFileAndWhatTheThreadsBootWith) {
 TEST(ServerSnapshot, SitesAtAnUnknownAddressIsEmpty) {
     server_snapshot snapshot;
     snapshot.sites.emplace_back();
-    snapshot.addresses.push_back({config::listen_address{"127.0.0.1", 80}, {&snapshot.sites[0]}, {}});
+    snapshot.addresses.push_back(
+        {config::listen_address{"127.0.0.1", 80}, {&snapshot.sites[0]}, {}});
     EXPECT_EQ(snapshot.sites_at(config::listen_address{"127.0.0.1", 80}).size(), 1u);
     EXPECT_TRUE(snapshot.sites_at(config::listen_address{"127.0.0.1", 81}).empty());
 }

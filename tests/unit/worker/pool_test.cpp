@@ -334,8 +334,9 @@ TEST_F(PoolTest, StartThrowsWhenBootKeepsFailing) {
 TEST_F(PoolTest, GroupsDispatchIndependently) {
     fake_runtime classic;
     fake_runtime worker;
-    pool p(
-        pool_options{{group_options{"classic", 1, unowned(classic)}, group_options{"w", 1, unowned(worker)}}, 4});
+    pool p(pool_options{
+        {group_options{"classic", 1, unowned(classic)}, group_options{"w", 1, unowned(worker)}},
+        4});
     p.start();
     std::uint64_t ticket = 0;
     ASSERT_EQ(p.submit(1, make_job(7), &ticket), submit_result::assigned);

@@ -58,16 +58,14 @@ class SlotTest : public ::testing::Test {
 
 TEST(RestartReason, NamesAndCrashes) {
     EXPECT_EQ(to_string(restart_reason::boot_failure), "boot_failure");
-    EXPECT_EQ(to_string(restart_reason::requested), "requested");
     EXPECT_TRUE(is_crash(restart_reason::boot_failure));
     EXPECT_TRUE(is_crash(restart_reason::crash));
-    EXPECT_FALSE(is_crash(restart_reason::requested));
     EXPECT_FALSE(is_crash(restart_reason::recycled));
 }
 
 TEST_F(SlotTest, RunningRequestIsNeverTornWhileTheSlotServes) {
     instant_runtime runtime;
-    pool p(pool_options{{group_options{"classic", 1, &runtime}}, 100'000});
+    pool p(pool_options{{group_options{"classic", 1, unowned(runtime)}}, 100'000});
     ASSERT_TRUE(p.start());
     const slot& s = *p.slots()[0];
     EXPECT_EQ(s.running(), std::nullopt);
