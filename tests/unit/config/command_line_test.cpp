@@ -519,6 +519,24 @@ TEST(ParseCommandLine, ConfigFileCommandsDefaultToCaddyfile) {
     EXPECT_EQ(to_string(command_kind::validate), "validate");
 }
 
+TEST(ParseCommandLine, ReloadTakesTheFileAndTheAdminAddress) {
+    const command_line plain = parse({"reload"});
+    EXPECT_EQ(plain.kind, command_kind::reload);
+    EXPECT_EQ(plain.config_file, "Caddyfile");
+    EXPECT_FALSE(plain.admin_address.has_value());
+    EXPECT_EQ(to_string(command_kind::reload), "reload");
+
+    const command_line given =
+        parse({"reload", "--config", "/etc/spindle.json", "--address", "127.0.0.1:2020"});
+    EXPECT_EQ(given.config_file, "/etc/spindle.json");
+    EXPECT_EQ(given.adapter, "json");
+    ASSERT_TRUE(given.admin_address.has_value());
+    EXPECT_EQ(given.admin_address->host, "127.0.0.1");
+    EXPECT_EQ(given.admin_address->port, 2020);
+    EXPECT_NE(error_of({"reload", "--address", "127.0.0.1:notaport"}).find("notaport"),
+              std::string::npos);
+}
+
 TEST(ParseCommandLine, AdapterFollowsTheFileNameUnlessGiven) {
     EXPECT_EQ(parse({"run", "--config", "site.json"}).adapter, "json");
     EXPECT_EQ(parse({"run", "-c", "conf/SITE.JSON"}).adapter, "json");
