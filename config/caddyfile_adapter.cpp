@@ -91,10 +91,9 @@ const char* certificate_option(const std::string& name) {
     if (name == "persist_config") {
         return "Spindle keeps no configuration of its own to persist";
     }
-    for (const char* option :
-         {"local_certs", "acme_dns", "acme_eab", "cert_issuer", "key_type", "ocsp_stapling",
-          "ocsp_interval", "on_demand_tls", "storage_check", "storage_clean_interval",
-          "renew_interval", "preferred_chains"}) {
+    for (const char* option : {"local_certs", "acme_dns", "acme_eab", "cert_issuer", "key_type",
+                               "ocsp_stapling", "ocsp_interval", "on_demand_tls", "storage_check",
+                               "storage_clean_interval", "renew_interval", "preferred_chains"}) {
         if (name == option) {
             return certificates;
         }
