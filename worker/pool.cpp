@@ -401,9 +401,10 @@ bool pool::withdraw(std::size_t group_index, std::uint64_t ticket) {
 
 std::size_t pool::drop_abandoned() {
     std::size_t dropped = 0;
-    for (auto& g : groups_) {
-        std::lock_guard lock(g->mutex);
-        dropped += std::erase_if(g->queue, [](const queued_job& q) {
+    for (std::size_t i = 0; i < group_count(); ++i) {
+        group& g = group_at(i);
+        std::lock_guard lock(g.mutex);
+        dropped += std::erase_if(g.queue, [](const queued_job& q) {
             return q.request->sink != nullptr && q.request->sink->is_aborted();
         });
     }

@@ -44,14 +44,16 @@ void slot::begin_request(const sapi::request& request) noexcept {
     std::size_t length = 0;
     // method, client and URI, each cut to what is left; the client (an address, 45 bytes at
     // most) always fits after a method.
-    for (const std::string_view part :
-         {std::string_view(request.method), std::string_view(request.remote_addr),
-          std::string_view(request.uri)}) {
-        if (length > 0) {
+    const std::string_view parts[] = {request.method, request.remote_addr, request.uri};
+    for (std::size_t i = 0; i < std::size(parts); ++i) {
+        if (i > 0) {
             text[length++] = '\0';
         }
-        const std::size_t take = std::min(part.size(), running_text_capacity - length - 1);
-        std::memcpy(text + length, part.data(), take);
+        // Room stays for the separator after every part but the last.
+        const std::size_t reserve = i + 1 < std::size(parts) ? 1 : 0;
+        const std::size_t take =
+            std::min(parts[i].size(), running_text_capacity - length - reserve);
+        std::memcpy(text + length, parts[i].data(), take);
         length += take;
     }
     // A running request always has a start time above 0: the steady clock counts from boot.
