@@ -17,8 +17,8 @@
 #include "server/admin_server.hpp"
 #include "server/cgroup_limits.hpp"
 #include "server/listener.hpp"
-#include "server/systemd_notifier.hpp"
 #include "server/server_snapshot.hpp"
+#include "server/systemd_notifier.hpp"
 #include "server/tls_certificates.hpp"
 #include "worker/pool.hpp"
 
@@ -28,7 +28,6 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 namespace {
-
 
 tcp::endpoint resolve_endpoint(const config::listen_address& address) {
     if (address.host.empty()) {
@@ -244,8 +243,8 @@ void http_server::start_certificate_manager(const config::server_config& config)
             continue;
         }
         managed_hosts_.push_back(site.hosts);
-        managed.push_back({site.hosts, site.tls->from == config::tls_config::source::internal,
-                           site.tls->email});
+        managed.push_back(
+            {site.hosts, site.tls->from == config::tls_config::source::internal, site.tls->email});
         answers_http = answers_http || !site.redirect_to_https.empty();
         first_origin = first_origin != nullptr ? first_origin : &site.tls->origin;
     }

@@ -580,7 +580,7 @@ void http_session::handle_request() {
             return;
         }
     }
-        site_ = select_site(snapshot_->sites_at(address_), host_without_port(host));
+    site_ = select_site(snapshot_->sites_at(address_), host_without_port(host));
     if (site_ == nullptr) {
         respond(404, "no site is configured for this host", keep_alive_);
         return;
@@ -957,11 +957,10 @@ void http_session::pump_file_tls() {
 void http_session::dispatch_php(route& r) {
     auto& req = parser_->get();
     bool is_head = req.method() == http::verb::head;
-    auto exchange =
-        std::make_shared<php_exchange>(shared_from_this(), context_, snapshot_, is_head,
-                                       keep_alive_, site_->headers,
-                                       site_->encode ? &*site_->encode : nullptr,
-                                       site_->x_sendfile ? &*site_->x_sendfile : nullptr);
+    auto exchange = std::make_shared<php_exchange>(
+        shared_from_this(), context_, snapshot_, is_head, keep_alive_, site_->headers,
+        site_->encode ? &*site_->encode : nullptr,
+        site_->x_sendfile ? &*site_->x_sendfile : nullptr);
     sapi::request& out = exchange->request;
     out.id = request_id_;
     out.method.assign(req.method_string());

@@ -31,9 +31,9 @@
 #include "sapi/php_cli.hpp"
 #include "sapi/structured_log.hpp"
 #include "server/access_log.hpp"
+#include "server/cgroup_limits.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
-#include "server/cgroup_limits.hpp"
 #include "server/memory_allocator.hpp"
 #include "server/reload_client.hpp"
 #include "server/snapshot_builder.hpp"
@@ -169,8 +169,9 @@ int serve(config::server_config& config, const config::command_line& command,
     pool_options.max_queue = config.max_queue;
     pool_options.capacity = capacity;
     pool_options.groups.push_back(
-        {"classic", 0, std::make_shared<worker::classic_runtime>(
-                        engine, worker::recycle_policy{config.max_requests, config.max_memory})});
+        {"classic", 0,
+         std::make_shared<worker::classic_runtime>(
+             engine, worker::recycle_policy{config.max_requests, config.max_memory})});
     const server::snapshot_factory factory =
         [&engine, env = config.env](const config::server_config& c,
                                     const std::vector<server::worker_generation>& running,
