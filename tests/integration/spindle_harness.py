@@ -101,6 +101,12 @@ def pytest_configure(config):
     )
     config.addinivalue_line(
         "markers",
+        "wall_clock: bounds how fast a flood of expensive requests is served (probe latencies "
+        "under an attack); the sanitizer build runs PHP output several times slower, so "
+        "scripts/sanitize.sh leaves these out and scripts/test.sh checks them",
+    )
+    config.addinivalue_line(
+        "markers",
         "soak: a long run of a scenario that also runs short by default; only with --soak",
     )
 

@@ -267,6 +267,7 @@ def most_connected(output):
     return max((int(n) for n in re.findall(r"connected:\s*(\d+)", output)), default=0)
 
 
+@pytest.mark.wall_clock
 def test_slowhttptest_slow_read_leaves_the_service_available(spindle, mode, tmp_path):
     # The slow-read attack (-X: tiny windows, 32 bytes every 5 s) on a 1 MiB PHP
     # response, scaled to the test: PHP threads are never all held, so another client stays
