@@ -91,6 +91,13 @@ certificate_manager::~certificate_manager() {
     if (thread_.joinable()) {
         thread_.join();
     }
+    // What runs on io_ goes before it: the members are destroyed after io_ (declared last),
+    // and a timer or client outliving its io_context touches freed services.
+    for (auto& s : sites_) {
+        s->timer.reset();
+    }
+    accounts_.clear();
+    https_.reset();
 }
 
 std::optional<private_key> certificate_manager::stored_account_key(const std::string& email) const {
