@@ -11,6 +11,7 @@
 #include <boost/beast/core/string.hpp>
 
 #include "acme/challenge_store.hpp"
+#include "acme/private_key.hpp"
 #include "config/config_error.hpp"
 #include "config/json_config.hpp"
 #include "server/site_selector.hpp"
@@ -27,17 +28,6 @@ constexpr const char* tls12_ciphers =
     "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
     "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
     "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
-
-// The reason of the last OpenSSL error, with the queue cleared for the next caller.
-std::string openssl_reason() {
-    const unsigned long code = ERR_peek_last_error();
-    ERR_clear_error();
-    if (code == 0) {
-        return "unknown OpenSSL error";
-    }
-    const char* reason = ERR_reason_error_string(code);
-    return reason != nullptr ? reason : "OpenSSL error " + std::to_string(code);
-}
 
 // OpenSSL would otherwise ask for the passphrase of an encrypted key on the terminal.
 int refuse_passphrase(char*, int, int, void*) {
@@ -92,7 +82,7 @@ bool offers_acme_tls(SSL* ssl) {
 // A managed certificate's PEM pair into the context: the leaf, then its chain.
 void use_pem_pair(SSL_CTX* native, const acme::pem_pair& pair, const config::tls_config& files) {
     const auto fail = [&](const std::string& what) {
-        return config::located_error(files.origin, what + ": " + openssl_reason());
+        return config::located_error(files.origin, what + ": " + acme::openssl_error());
     };
     BIO* key_bio = BIO_new_mem_buf(pair.key.data(), static_cast<int>(pair.key.size()));
     EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, refuse_passphrase, nullptr);
@@ -126,7 +116,7 @@ std::unique_ptr<net::ssl::context> make_context(const tls_site_certificate& site
     auto context = std::make_unique<net::ssl::context>(net::ssl::context::tls_server);
     SSL_CTX* native = context->native_handle();
     const auto fail = [&](const std::string& what) {
-        return config::located_error(files.origin, what + ": " + openssl_reason());
+        return config::located_error(files.origin, what + ": " + acme::openssl_error());
     };
     SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
     // No compression (CRIME), no renegotiation (a client-driven CPU sink), and the server's
