@@ -397,8 +397,17 @@ class adapter {
             if (option == "num_threads" || option == "max_queue" || option == "max_requests") {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
-            } else if (option == "max_wait_time" || option == "max_memory") {
+            } else if (option == "max_wait_time" || option == "max_memory" ||
+                       option == "max_idle_time") {
                 php[option] = one_arg(d);
+                mark("/php/" + option, at);
+            } else if (option == "max_threads") {
+                // A thread count, or auto: as many as the memory holds at memory_limit each.
+                const std::string value = one_arg(d);
+                if (value != "auto" && !is_whole_number(value)) {
+                    throw d.error("max_threads: \"" + value + "\" is not a thread count or auto");
+                }
+                php[option] = value == "auto" ? json("auto") : json(std::stoll(value));
                 mark("/php/" + option, at);
             } else if (option == "php_ini") {
                 php_ini(d, php);
@@ -406,10 +415,6 @@ class adapter {
                 json& workers = php["workers"];
                 const std::string pointer = "/php/workers/" + std::to_string(workers.size());
                 workers.push_back(worker(d, pointer));
-            } else if (option == "max_threads") {
-                throw d.error(
-                    "max_threads: thread autoscaling is not supported; the pool has "
-                    "num_threads threads");
             } else {
                 throw d.error("unknown frankenphp option \"" + option + "\"");
             }
@@ -443,7 +448,8 @@ class adapter {
         }
     }
 
-    // worker FILE [NUM] | worker [FILE [NUM]] { file; num; env; name; match; max_requests;
+    // worker FILE [NUM] | worker [FILE [NUM]] { file; num; max_threads; env; name; match;
+    // max_requests;
     // max_memory; max_consecutive_failures; watch [PATTERN...] }
     json worker(dispenser& d, const std::string& pointer) {
         json w = json::object();
@@ -466,7 +472,7 @@ class adapter {
             const token at = d.current();
             if (option == "file" || option == "name" || option == "max_memory") {
                 w[option] = one_arg(d);
-            } else if (option == "num" || option == "max_requests") {
+            } else if (option == "num" || option == "max_requests" || option == "max_threads") {
                 w[option] = integer_arg(d);
             } else if (option == "max_consecutive_failures") {
                 const std::string value = one_arg(d);

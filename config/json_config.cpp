@@ -207,7 +207,7 @@ class document_reader {
 
     worker_config worker(const json& value, const std::string& pointer) const {
         object(value, pointer,
-               {"file", "num", "name", "env", "match", "max_requests", "max_memory",
+               {"file", "num", "max_threads", "name", "env", "match", "max_requests", "max_memory",
                 "max_consecutive_failures", "watch"});
         worker_config w;
         w.origin = where(pointer);
@@ -220,6 +220,9 @@ class document_reader {
         }
         if (value.contains("num")) {
             w.num = integer(value["num"], child(pointer, "num"), 1, 4096);
+        }
+        if (value.contains("max_threads")) {
+            w.max_threads = integer(value["max_threads"], child(pointer, "max_threads"), 1, 4096);
         }
         if (value.contains("name")) {
             w.name = string(value["name"], child(pointer, "name"));
@@ -957,12 +960,24 @@ class document_reader {
     }
 
     void php(const json& value, const std::string& pointer, server_config& config) const {
-        object(value, pointer,
-               {"num_threads", "max_wait_time", "max_queue", "max_requests", "max_memory",
-                "ini_file", "ini", "workers", "worker_restart_grace"});
+        object(
+            value, pointer,
+            {"num_threads", "max_threads", "max_idle_time", "max_wait_time", "max_queue",
+             "max_requests", "max_memory", "ini_file", "ini", "workers", "worker_restart_grace"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
+        }
+        if (value.contains("max_threads")) {
+            const std::string at = child(pointer, "max_threads");
+            config.max_threads_origin = where(at);
+            config.max_threads = value["max_threads"] == "auto"
+                                     ? max_threads_auto
+                                     : integer(value["max_threads"], at, 1, 4096);
+        }
+        if (value.contains("max_idle_time")) {
+            config.max_idle_time =
+                duration(value["max_idle_time"], child(pointer, "max_idle_time"));
         }
         if (value.contains("max_wait_time")) {
             config.max_wait_time =

@@ -226,6 +226,46 @@ void resolve_config(server_config& config, std::size_t cores) {
         worker_threads += resolve_workers(site.workers, site.root, site_name, cores, names);
     }
 
+    // Autoscaling as FrankenPHP sizes it (calculateMaxThreads): a worker's max_threads lies
+    // between its num and the global max_threads; max_threads set only on workers lets the
+    // pool grow by what they add; max_threads without num_threads starts the workers' threads
+    // and one classic thread, and grows from there.
+    std::size_t worker_growth = 0;
+    for (std::vector<worker_config>* list : all_worker_lists(config)) {
+        for (const worker_config& worker : *list) {
+            if (worker.max_threads == 0) {
+                continue;
+            }
+            if (worker.max_threads < worker.num) {
+                throw located_error(worker.origin,
+                                    "worker max_threads " + std::to_string(worker.max_threads) +
+                                        " is below its num " + std::to_string(worker.num));
+            }
+            if (config.max_threads != 0 && config.max_threads != max_threads_auto &&
+                worker.max_threads > config.max_threads) {
+                throw located_error(worker.origin, "worker max_threads " +
+                                                       std::to_string(worker.max_threads) +
+                                                       " is above the global max_threads " +
+                                                       std::to_string(config.max_threads));
+            }
+            worker_growth += worker.max_threads - worker.num;
+        }
+    }
+    if (config.num_threads == 0 && (config.max_threads != 0 || worker_growth > 0)) {
+        config.num_threads = worker_threads + 1;
+    }
+    if (config.max_threads == 0 && worker_growth > 0) {
+        config.max_threads = config.num_threads + worker_growth;
+    }
+    if (config.max_threads != 0 && config.max_threads != max_threads_auto &&
+        config.max_threads < std::max(config.num_threads, worker_threads + 1)) {
+        throw located_error(config.max_threads_origin,
+                            "max_threads " + std::to_string(config.max_threads) +
+                                " is below num_threads " +
+                                std::to_string(std::max(config.num_threads, worker_threads + 1)) +
+                                " (the workers' threads and one for classic scripts)");
+    }
+
     // At least one thread stays for classic scripts (every .php that is not a worker).
     if (config.num_threads == 0) {
         config.num_threads = std::max(2 * cores, worker_threads + 1);

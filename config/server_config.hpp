@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -55,8 +56,11 @@ struct http_limits {
 struct worker_config {
     std::string file;     ///< the worker script; made absolute by resolve_config()
     std::size_t num = 0;  ///< threads running it; 0 = 2 x CPU cores
-    std::string name;     ///< for logs and metrics; defaults to the file
-    string_pairs env;     ///< extra $_SERVER/$_ENV entries, over the site's
+    /// Threads it may grow to when its requests wait (FrankenPHP's worker max_threads); 0 = up
+    /// to the global max_threads.
+    std::size_t max_threads = 0;
+    std::string name;  ///< for logs and metrics; defaults to the file
+    string_pairs env;  ///< extra $_SERVER/$_ENV entries, over the site's
     /// Request paths sent to this worker whether or not a file exists there, Caddy path
     /// matcher syntax: "/api/*", "*.json", "/exact", "*" (everything).
     std::vector<std::string> match;
@@ -245,12 +249,22 @@ struct proxy_protocol_config {
     friend bool operator==(const proxy_protocol_config&, const proxy_protocol_config&) = default;
 };
 
+/// server_config::max_threads for `max_threads auto`.
+inline constexpr std::size_t max_threads_auto = std::numeric_limits<std::size_t>::max();
+
 /// Everything a running server needs, from the command line (config/command_line.hpp), a
 /// Caddyfile or a JSON document (config/json_config.hpp). Read-only once the server starts.
 struct server_config {
     std::vector<site_config> sites{site_config{}};
     std::size_t num_threads = 0;  ///< PHP slot threads; 0 = 2 x CPU cores
-    std::size_t io_threads = 0;   ///< I/O threads; 0 = half the CPU cores, at least 1
+    /// PHP threads the pool may grow to when requests wait (FrankenPHP's max_threads);
+    /// 0 = num_threads (no autoscaling), max_threads_auto = as many as the memory holds at
+    /// memory_limit each (resolved at start, where the PHP settings are known).
+    std::size_t max_threads = 0;
+    /// How long a thread added under load may wait for a request before it ends.
+    std::chrono::milliseconds max_idle_time{5'000};
+    source_location max_threads_origin;  ///< where max_threads was written
+    std::size_t io_threads = 0;          ///< I/O threads; 0 = half the CPU cores, at least 1
     std::chrono::milliseconds max_wait_time{30'000};  ///< queued request deadline -> 503
     std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
     /// After this many requests a PHP thread's whole PHP state is freed and made afresh (the

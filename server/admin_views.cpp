@@ -50,6 +50,9 @@ std::vector<group_figures> figures_of(const worker::pool& pool) {
         }
         group_figures& g = groups[group];
         const worker::slot_state state = s->state();
+        if (state == worker::slot_state::done || state == worker::slot_state::reserved) {
+            continue;  // a thread that ended, not yet joined, or one about to start
+        }
         ++g.total;
         g.busy += state == worker::slot_state::busy ? 1 : 0;
         g.ready += state == worker::slot_state::busy || state == worker::slot_state::ready ? 1 : 0;
@@ -116,6 +119,16 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
         threads += g.total;
     }
     w.sample("frankenphp_total_threads", {}, threads);
+    const worker::scaling_stats scaling = pool.scaling();
+    w.family("spindle_max_threads", metric_type::gauge,
+             "PHP threads the pool may grow to under load (max_threads)");
+    w.sample("spindle_max_threads", {}, static_cast<std::uint64_t>(scaling.max_threads));
+    w.family("spindle_threads_added_total", metric_type::counter,
+             "PHP threads started because requests waited (autoscaling)");
+    w.sample("spindle_threads_added_total", {}, scaling.added);
+    w.family("spindle_threads_removed_total", metric_type::counter,
+             "PHP threads ended after max_idle_time without a request (autoscaling)");
+    w.sample("spindle_threads_removed_total", {}, scaling.removed);
     w.family("frankenphp_busy_threads", metric_type::gauge, "Number of busy PHP threads");
     w.sample("frankenphp_busy_threads", {}, busy);
     w.family("spindle_busy_threads", metric_type::gauge,
@@ -262,7 +275,9 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
             // A spare slot, kept for the next worker generation.
             continue;
         }
-        ++total;
+        // An ended thread (retired generation, or ended by the scaler) is listed until it is
+        // joined, but no longer counted.
+        total += state == worker::slot_state::done ? 0 : 1;
         busy += state == worker::slot_state::busy ? 1 : 0;
         json entry;
         entry["index"] = s->index();
@@ -316,6 +331,10 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
     document["draining"] = draining;
     document["total"] = total;
     document["busy"] = busy;
+    const worker::scaling_stats scaling = pool.scaling();
+    document["max_threads"] = scaling.max_threads;
+    document["threads_added"] = scaling.added;
+    document["threads_removed"] = scaling.removed;
     document["groups"] = std::move(groups);
     document["threads"] = std::move(threads);
     // Replace bytes that are not UTF-8 (a URI may hold any): dump() would throw on them.

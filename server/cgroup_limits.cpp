@@ -1,8 +1,11 @@
 #include "server/cgroup_limits.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -184,6 +187,32 @@ std::size_t available_cpus(unsigned hardware_threads, const cgroup_limits& limit
         cpus = std::min(cpus, static_cast<std::size_t>(std::max(1.0, std::ceil(*limits.cpus))));
     }
     return cpus;
+}
+
+std::size_t automatic_thread_bound(std::size_t num_threads, std::uint64_t memory_bytes) {
+    constexpr std::uint64_t per_thread_floor = 16ULL * 1024 * 1024;
+    return std::max<std::size_t>(num_threads,
+                                 std::min<std::uint64_t>(512, memory_bytes / per_thread_floor));
+}
+
+std::size_t automatic_max_threads(std::size_t num_threads, std::int64_t memory_limit_bytes,
+                                  std::uint64_t memory_bytes, std::size_t bound) {
+    if (memory_limit_bytes <= 0) {
+        return std::max(num_threads, std::min(2 * num_threads, bound));
+    }
+    const std::uint64_t fits = memory_bytes / static_cast<std::uint64_t>(memory_limit_bytes);
+    return std::max<std::size_t>(num_threads, std::min<std::uint64_t>(fits, bound));
+}
+
+std::uint64_t usable_memory(const cgroup_limits& limits) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page_size = sysconf(_SC_PAGESIZE);
+    const std::uint64_t machine =
+        pages > 0 && page_size > 0
+            ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size)
+            : 0;
+    return limits.memory_bytes ? std::min(*limits.memory_bytes, machine ? machine : UINT64_MAX)
+                               : machine;
 }
 
 std::optional<std::string> memory_warning(std::size_t threads, std::int64_t memory_limit_bytes,

@@ -42,4 +42,17 @@ std::size_t available_cpus(unsigned hardware_threads, const cgroup_limits& limit
 std::optional<std::string> memory_warning(std::size_t threads, std::int64_t memory_limit_bytes,
                                           const cgroup_limits& limits);
 
+/// Most threads that `max_threads auto` allows before PHP's settings are known (the slots are
+/// sized at start): a thread per 16 MiB of `memory_bytes`, between `num_threads` and 512.
+std::size_t automatic_thread_bound(std::size_t num_threads, std::uint64_t memory_bytes);
+
+/// `max_threads auto`, as FrankenPHP estimates it: as many threads as `memory_bytes` (the
+/// cgroup's limit, else the machine's memory) holds at PHP's memory_limit each, at least
+/// `num_threads`, at most `bound`; twice num_threads when memory_limit is unlimited.
+std::size_t automatic_max_threads(std::size_t num_threads, std::int64_t memory_limit_bytes,
+                                  std::uint64_t memory_bytes, std::size_t bound);
+
+/// The memory `max_threads auto` divides: the cgroup's limit, else the machine's RAM.
+std::uint64_t usable_memory(const cgroup_limits& limits);
+
 }  // namespace spindle::server

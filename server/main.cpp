@@ -132,10 +132,10 @@ void add_access_logger(const std::string& site_name, const config::access_log_ou
     spdlog::register_logger(logger);
 }
 
-// Slots for `num_threads` PHP threads: twice as many (and a few more), so that a new
-// generation of every worker can boot while its old one still serves.
-std::size_t slot_capacity(std::size_t num_threads) {
-    return 2 * num_threads + 16;
+// Slots for up to `max_threads` PHP threads: twice as many (and a few more), so that a new
+// generation of every worker can boot (and grow) while its old one still serves.
+std::size_t slot_capacity(std::size_t max_threads) {
+    return 2 * max_threads + 16;
 }
 
 // The CPUs that thread defaults derive from: the cgroup's CPU quota (a container, CPUQuota=)
@@ -158,20 +158,37 @@ int serve(config::server_config& config, const config::command_line& command,
     std::signal(SIGXFSZ, SIG_IGN);
     // Before the engine imports the environment: scripts never see NOTIFY_SOCKET.
     const server::systemd_notifier notifier = server::systemd_notifier::from_environment();
-    const std::size_t capacity = slot_capacity(config.num_threads);
+    // max_threads auto is known once PHP's memory_limit is; the slots are sized before, for
+    // the most it can come to.
+    const bool automatic = config.max_threads == config::max_threads_auto;
+    const std::size_t thread_bound =
+        automatic
+            ? server::automatic_thread_bound(config.num_threads, server::usable_memory(limits))
+            : std::max(config.num_threads, config.max_threads);
+    const std::size_t capacity = slot_capacity(thread_bound);
     sapi::engine engine(
         sapi::engine_options{capacity, config.php_ini_file, config.php_ini, config.env});
-    if (auto warning = server::memory_warning(config.num_threads, engine.memory_limit(), limits)) {
+    const std::size_t max_threads =
+        automatic ? server::automatic_max_threads(config.num_threads, engine.memory_limit(),
+                                                  server::usable_memory(limits), thread_bound)
+                  : thread_bound;
+    if (auto warning = server::memory_warning(max_threads, engine.memory_limit(), limits)) {
         spdlog::get("server")->warn("{}", *warning);
     }
     // Group 0 runs classic scripts, then one group per worker (global workers first).
     worker::pool_options pool_options;
     pool_options.max_queue = config.max_queue;
     pool_options.capacity = capacity;
+    pool_options.max_threads = max_threads;
+    pool_options.max_idle_time = config.max_idle_time;
+    pool_options.cpus = cpus;
+    // Classic scripts may take every thread the pool may add; a worker's group grows to its
+    // own max_threads (snapshot_builder.cpp).
     pool_options.groups.push_back(
         {"classic", 0,
          std::make_shared<worker::classic_runtime>(
-             engine, worker::recycle_policy{config.max_requests, config.max_memory})});
+             engine, worker::recycle_policy{config.max_requests, config.max_memory}),
+         max_threads});
     const server::snapshot_factory factory =
         [&engine, env = config.env](const config::server_config& c,
                                     const std::vector<server::worker_generation>& running,
@@ -222,8 +239,10 @@ int serve(config::server_config& config, const config::command_line& command,
                                     site.hosts.empty() ? "" : " for " + site.hosts.front());
     }
     spdlog::get("server")->info(
-        "{} PHP threads ({} in workers), {} I/O threads, {} CPUs{}, malloc from {}",
-        config.num_threads, config.num_threads - classic_threads, config.io_threads, cpus,
+        "{} PHP threads ({} in workers{}), {} I/O threads, {} CPUs{}, malloc from {}",
+        config.num_threads, config.num_threads - classic_threads,
+        max_threads > config.num_threads ? fmt::format("; up to {} under load", max_threads) : "",
+        config.io_threads, cpus,
         limits.cpus ? fmt::format(" (cgroup CPU quota {:g})", *limits.cpus) : "",
         server::malloc_library());
     server.serve();

@@ -95,7 +95,11 @@ class builder {
             auto runtime = std::make_shared<worker::worker_runtime>(
                 engine_, std::move(script),
                 worker::worker_policy{{w.max_requests, w.max_memory}, w.max_consecutive_failures});
-            group = hooks_.add_group({w.name, w.num, std::move(runtime)});
+            // Without a max_threads of its own, a worker may grow as far as the pool's
+            // max_threads lets it (FrankenPHP's isAtThreadLimit).
+            group =
+                hooks_.add_group({w.name, w.num, std::move(runtime),
+                                  w.max_threads != 0 ? w.max_threads : worker::unlimited_threads});
             built_.new_groups.push_back(group);
         }
         built_.snapshot->workers.push_back({w.name, std::move(place), identity, group});
@@ -221,6 +225,7 @@ const std::vector<const site_context*>& server_snapshot::sites_at(
 std::string worker_identity(const config::worker_config& worker, const std::string& root,
                             const config::string_pairs& site_env) {
     std::string identity = worker.file + '\n' + root + '\n' + std::to_string(worker.num) + '\n' +
+                           std::to_string(worker.max_threads) + '\n' +
                            std::to_string(worker.max_requests) + '\n' +
                            std::to_string(worker.max_memory) + '\n' +
                            std::to_string(worker.max_consecutive_failures) + '\n';
@@ -244,6 +249,8 @@ std::vector<std::string> restart_required(const config::server_config& running,
         }
     };
     check(running.num_threads == next.num_threads, "num_threads");
+    check(running.max_threads == next.max_threads, "max_threads");
+    check(running.max_idle_time == next.max_idle_time, "max_idle_time");
     check(running.io_threads == next.io_threads, "io_threads");
     check(running.php_ini_file == next.php_ini_file, "php_ini_file");
     check(running.php_ini == next.php_ini, "php_ini");

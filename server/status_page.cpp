@@ -35,7 +35,7 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
 <h1>Spindle</h1>
 <div id="summary">
 <span>Ready: <b id="ready">-</b></span>
-<span>Threads: <b id="total">-</b></span>
+<span>Threads: <b id="total">-</b> of <b id="max_threads">-</b></span>
 <span>Busy: <b id="busy">-</b></span>
 <span>Queued: <b id="queued">-</b></span>
 <span>Requests/s: <b id="rate">-</b></span>
@@ -122,6 +122,7 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
     setText(ready, data.ready ? "yes" : "no (" + data.reason + ")");
     ready.className = data.ready ? "" : "no";
     setText(document.getElementById("total"), String(data.total));
+    setText(document.getElementById("max_threads"), String(data.max_threads));
     setText(document.getElementById("busy"), String(data.busy));
     setText(document.getElementById("queued"), String(queued));
     setText(document.getElementById("rate"), total.toFixed(1));

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -54,12 +55,26 @@ bool is_group_transition_allowed(group_state from, group_state to) noexcept {
     return false;
 }
 
-pool::pool(pool_options options) : max_queue_(options.max_queue), groups_(max_groups) {
+namespace {
+
+std::size_t initial_threads(const pool_options& options) noexcept {
     std::size_t threads = 0;
     for (const group_options& g : options.groups) {
         threads += g.num_threads;
     }
-    const std::size_t capacity = std::max(options.capacity, threads);
+    return threads;
+}
+
+}  // namespace
+
+pool::pool(pool_options options)
+    : max_queue_(options.max_queue),
+      groups_(max_groups),
+      max_threads_(std::max(options.max_threads, initial_threads(options))),
+      max_idle_time_(options.max_idle_time),
+      cpus_(options.cpus) {
+    const std::size_t threads = initial_threads(options);
+    const std::size_t capacity = std::max({options.capacity, threads, max_threads_});
     slot_group_ = std::make_unique<std::atomic<std::size_t>[]>(capacity);
     for (std::size_t i = 0; i < capacity; ++i) {
         slots_.push_back(std::make_unique<slot>(i));
@@ -72,10 +87,19 @@ pool::pool(pool_options options) : max_queue_(options.max_queue), groups_(max_gr
             slot_group_[next_slot++].store(group_index, std::memory_order_relaxed);
         }
         groups_[group_index] = std::make_unique<group>(std::move(g));
-        groups_[group_index]->idle.reserve(groups_[group_index]->options.num_threads);
+        groups_[group_index]->threads = groups_[group_index]->options.num_threads;
+        bound_growth(groups_[group_index]->options);
+        groups_[group_index]->idle.reserve(capacity);
         group_count_.store(group_index + 1, std::memory_order_release);
     }
     initial_slots_ = next_slot;
+}
+
+void pool::bound_growth(group_options& options) const noexcept {
+    // A group grows between its num_threads and the pool's max_threads: in a pool that does
+    // not scale, no group asks the (absent) scaler for threads.
+    options.max_threads =
+        std::max(options.num_threads, std::min(options.max_threads, max_threads_));
 }
 
 pool::~pool() {
@@ -123,14 +147,22 @@ bool pool::start() {
         std::lock_guard lock(group_at(i).mutex);
         set_group_state(group_at(i), group_state::serving);
     }
-    spdlog::get("worker")->info("{} PHP threads ready", initial_slots_);
+    if (scales()) {
+        scaler_ = std::thread([this] { run_scaler(); });
+        spdlog::get("worker")->info("{} PHP threads ready; up to {} under load", initial_slots_,
+                                    max_threads_);
+    } else {
+        spdlog::get("worker")->info("{} PHP threads ready", initial_slots_);
+    }
     return true;
 }
 
 std::size_t pool::add_group(group_options options) {
-    reap();
-    // Held until the threads run: a stop() that begins meanwhile either comes first (and
+    // Slots change hands under slots_mutex_ (the scaler takes spare ones too). boot_mutex_ is
+    // held until the threads run: a stop() that begins meanwhile either comes first (and
     // nothing starts) or sees the new group and joins its threads.
+    std::lock_guard slots_guard(slots_mutex_);
+    reap_locked();
     std::lock_guard stop_guard(boot_mutex_);
     if (stopping_) {
         throw std::runtime_error("the server is shutting down");
@@ -140,12 +172,7 @@ std::size_t pool::add_group(group_options options) {
         throw std::runtime_error("this process has made " + std::to_string(max_groups) +
                                  " worker generations; restart it to make more");
     }
-    std::vector<std::size_t> spare;
-    for (const auto& s : slots_) {
-        if (s->state() == slot_state::reserved && spare.size() < options.num_threads) {
-            spare.push_back(s->index());
-        }
-    }
+    const std::vector<std::size_t> spare = spare_slots(options.num_threads);
     if (spare.size() < options.num_threads) {
         throw std::runtime_error("worker " + options.name + " needs " +
                                  std::to_string(options.num_threads) + " PHP threads, " +
@@ -154,7 +181,9 @@ std::size_t pool::add_group(group_options options) {
                                  "server to apply it, or reload again once they ended");
     }
     groups_[group_index] = std::make_unique<group>(std::move(options));
-    groups_[group_index]->idle.reserve(spare.size());
+    groups_[group_index]->threads = spare.size();
+    bound_growth(groups_[group_index]->options);
+    groups_[group_index]->idle.reserve(slots_.size());
     for (std::size_t index : spare) {
         slot_group_[index].store(group_index, std::memory_order_release);
     }
@@ -172,9 +201,9 @@ std::optional<std::string> pool::wait_ready(std::size_t group_index,
     {
         std::unique_lock lock(boot_mutex_);
         const bool done = boot_cv_.wait_for(lock, limit, [&] {
-            return g.booted == g.options.num_threads || !g.boot_error.empty() || stopping_;
+            return g.booted >= g.options.num_threads || !g.boot_error.empty() || stopping_;
         });
-        if (stopping_ && g.booted != g.options.num_threads) {
+        if (stopping_ && g.booted < g.options.num_threads) {
             g.boot_error = "the server is shutting down";
         } else if (!done) {
             g.boot_error = "its threads did not all boot within " +
@@ -263,11 +292,31 @@ std::size_t pool::interrupt_busy(std::size_t group_index) {
     return busy.size();
 }
 
+std::vector<std::size_t> pool::spare_slots(std::size_t count) const {
+    std::vector<std::size_t> spare;
+    for (const auto& s : slots_) {
+        if (spare.size() == count) {
+            break;
+        }
+        if (s->state() == slot_state::reserved) {
+            spare.push_back(s->index());
+        }
+    }
+    return spare;
+}
+
 std::size_t pool::reap() {
+    std::lock_guard lock(slots_mutex_);
+    return reap_locked().first;
+}
+
+std::pair<std::size_t, std::size_t> pool::reap_locked() {
     std::size_t in_use = 0;
+    std::size_t joined = 0;
     for (auto& s : slots_) {
         if (s->thread_.joinable() && s->thread_ended_.load(std::memory_order_acquire)) {
             s->thread_.join();
+            ++joined;
         }
         if (s->state() == slot_state::done && !s->thread_.joinable()) {
             // The slot is spare again: a new generation may take it.
@@ -278,7 +327,7 @@ std::size_t pool::reap() {
         }
         in_use += s->state() == slot_state::reserved ? 0 : 1;
     }
-    return in_use;
+    return {in_use, joined};
 }
 
 void pool::cancel_start() {
@@ -303,6 +352,8 @@ void pool::begin_stop() {
 
 void pool::stop() {
     begin_stop();
+    // First: the scaler starts and joins slot threads.
+    stop_scaler();
     for (auto& s : slots_) {
         s->wakeup_.post();
     }
@@ -315,6 +366,7 @@ void pool::stop() {
 
 bool pool::stop_within(std::chrono::milliseconds limit) {
     begin_stop();
+    stop_scaler();
     for (std::size_t i = 0; i < slots_.size(); ++i) {
         slots_[i]->wakeup_.post();
         if (slots_[i]->state() == slot_state::busy) {
@@ -377,7 +429,13 @@ submit_result pool::submit(std::size_t group_index, job request, std::uint64_t* 
             return submit_result::rejected;
         }
         *ticket = next_ticket_.fetch_add(1, std::memory_order_relaxed);
-        g.queue.push_back({*ticket, std::move(request)});
+        g.queue.push_back({*ticket, std::move(request), std::chrono::steady_clock::now()});
+        // The first request to wait wakes the scaler, which then watches the queue itself.
+        const bool wake_scaler = g.queue.size() == 1 && g.threads < g.options.max_threads;
+        lock.unlock();
+        if (wake_scaler) {
+            scaler_wakeup_.post();
+        }
         return submit_result::queued;
     }
 }
@@ -414,7 +472,8 @@ std::size_t pool::drop_abandoned() {
 pool_stats pool::stats() const {
     pool_stats total;
     for (const auto& s : slots_) {
-        total.total += s->state() == slot_state::reserved ? 0 : 1;
+        const slot_state state = s->state();
+        total.total += state == slot_state::reserved || state == slot_state::done ? 0 : 1;
     }
     for (std::size_t i = 0; i < group_count(); ++i) {
         const group& g = group_at(i);
@@ -430,6 +489,7 @@ void pool::run_slot(std::size_t index) {
     // Named after its slot for top -H, perf and gdb; /threads on the admin endpoint uses the
     // same index.
     pthread_setname_np(pthread_self(), ("spindle-php-" + std::to_string(index)).c_str());
+    s.tid_.store(gettid(), std::memory_order_relaxed);
     run_as_batch_thread(index);
     // The runtime is held here: a retired generation's runtime lives until its last thread.
     const std::shared_ptr<slot_runtime> runtime = group_at(group_of(index)).options.runtime;
@@ -507,12 +567,15 @@ job pool::take_job(std::size_t index) {
         return next;
     }
     g.idle.push_back(index);
+    s.idle_since_ = std::chrono::steady_clock::now();
     if (first_boot) {
         lock.unlock();
         mark_booted(index);
         lock.lock();
     }
-    while (!s.assigned_ && !must_end()) {
+    // The scaler ends a thread idle for max_idle_time: it takes it off the idle stack and
+    // marks it draining, under this mutex.
+    while (!s.assigned_ && !must_end() && s.state() != slot_state::draining) {
         lock.unlock();
         s.wakeup_.wait();
         lock.lock();
@@ -520,10 +583,12 @@ job pool::take_job(std::size_t index) {
     if (s.assigned_) {
         return std::move(s.assigned_);
     }
-    // Stopping or retired: the queue is empty whenever a slot is idle, so nothing is left
-    // behind.
-    g.idle.erase(std::find(g.idle.begin(), g.idle.end(), index));
-    s.transition(slot_state::draining);
+    if (s.state() != slot_state::draining) {
+        // Stopping or retired: the queue is empty whenever a slot is idle, so nothing is left
+        // behind.
+        g.idle.erase(std::find(g.idle.begin(), g.idle.end(), index));
+        s.transition(slot_state::draining);
+    }
     return nullptr;
 }
 
@@ -531,6 +596,11 @@ bool pool::is_booting(std::size_t index) const {
     const group& g = group_at(group_of(index));
     std::lock_guard lock(g.mutex);
     return g.state == group_state::booting;
+}
+
+scaling_stats pool::scaling() const noexcept {
+    return {max_threads_, added_.load(std::memory_order_relaxed),
+            removed_.load(std::memory_order_relaxed)};
 }
 
 std::size_t pool::group_count() const noexcept {

@@ -11,10 +11,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "worker/slot.hpp"
 #include "worker/slot_runtime.hpp"
+#include "worker/wake_signal.hpp"
 
 namespace spindle::worker {
 
@@ -34,15 +37,30 @@ struct group_options {
     std::size_t num_threads = 1;  ///< slots in the group
     /// What its threads run; the pool keeps it alive until the group's threads ended.
     std::shared_ptr<slot_runtime> runtime;
+    /// Threads the group may grow to under load (FrankenPHP's max_threads); at most
+    /// num_threads (or 0): the group keeps num_threads threads.
+    std::size_t max_threads = 0;
 };
+
+/// group_options::max_threads of a group bounded only by the pool's max_threads.
+inline constexpr std::size_t unlimited_threads = static_cast<std::size_t>(-1);
 
 /// Sizing of the pool; read once at construction.
 struct pool_options {
     std::vector<group_options> groups;  ///< the groups start() boots
     std::size_t max_queue = 4096;       ///< per group
     /// Slots in all, at least the threads of `groups`: the spare ones host the new generation
-    /// of a worker while its old one still serves (add_group()). 0: exactly `groups`' threads.
+    /// of a worker while its old one still serves (add_group()), and the threads groups grow
+    /// by. 0: exactly `groups`' threads.
     std::size_t capacity = 0;
+    /// Live threads of the groups that serve, at most (FrankenPHP's global max_threads): the
+    /// scaler adds threads to a group whose requests wait, up to the group's max_threads and
+    /// this. 0 or the initial threads: no thread is ever added.
+    std::size_t max_threads = 0;
+    /// A thread added under load ends once it has waited this long for a request.
+    std::chrono::milliseconds max_idle_time{5000};
+    /// CPUs the process may use (the cgroup quota), for the CPU rule of scaling_rule.hpp.
+    std::size_t cpus = 1;
 };
 
 /// The life of a group. booting -> serving -> retiring; booting -> failed. Changed only
@@ -62,9 +80,16 @@ bool is_group_transition_allowed(group_state from, group_state to) noexcept;
 
 /// Counters for metrics and the admin view; a snapshot, taken under the lock.
 struct pool_stats {
-    std::size_t total = 0;
+    std::size_t total = 0;  ///< threads alive (neither spare nor ended)
     std::size_t busy = 0;
     std::size_t queued = 0;
+};
+
+/// What thread autoscaling did, for metrics and the admin view.
+struct scaling_stats {
+    std::size_t max_threads = 0;  ///< the pool's cap; equal to its initial threads when fixed
+    std::uint64_t added = 0;      ///< threads started under load since start
+    std::uint64_t removed = 0;    ///< threads ended after max_idle_time without a request
 };
 
 /// The fixed array of PHP slot threads and the dispatch of requests to them.
@@ -73,9 +98,15 @@ struct pool_stats {
 /// appends to the group's bounded FIFO; a slot that finishes takes the oldest queued request
 /// before going idle. Each group has one mutex, held only for a few pointer moves.
 ///
+/// Autoscaling (pool_options::max_threads above the initial threads): one scaler thread,
+/// woken by submit() when a group's queue stops being empty, adds threads to groups whose
+/// oldest request has waited 5 ms, following scaling_rule.hpp, and ends threads that sat idle
+/// for max_idle_time, down to each group's num_threads (thread_scaler.cpp). The I/O threads
+/// only post a wake-up: a new thread boots PHP (or its worker script) on its own.
+///
 /// Threads: submit() and withdraw() run on I/O threads; start(), stop() and the destructor on
 /// the control thread; next_job(), restart() and fail_startup() on slot threads, called by
-/// their runtime.
+/// their runtime; the scaler on its own thread.
 class pool {
   public:
     explicit pool(pool_options options);
@@ -157,6 +188,9 @@ class pool {
     /// Counters over every group (any thread).
     pool_stats stats() const;
 
+    /// What autoscaling did (any thread).
+    scaling_stats scaling() const noexcept;
+
     /// The slots, for read-only observation (state, requests served); spare ones are
     /// `reserved`.
     const std::vector<std::unique_ptr<slot>>& slots() const noexcept { return slots_; }
@@ -215,6 +249,7 @@ class pool {
     struct queued_job {
         std::uint64_t ticket;
         job request;
+        std::chrono::steady_clock::time_point since;  ///< queued then: the scaler's stall
     };
 
     struct group {
@@ -227,8 +262,10 @@ class pool {
         bool stopping = false;                     ///< mutex: the pool stops or the group failed
         group_state state = group_state::booting;  ///< mutex; set_group_state()
         std::size_t successor = no_group;          ///< mutex: where a retired group's work goes
-        std::size_t booted = 0;                    ///< boot_mutex_: threads that booted
-        std::string boot_error;                    ///< boot_mutex_: why it failed
+        /// mutex: live threads (num_threads, plus those the scaler added and not yet ended)
+        std::size_t threads = 0;
+        std::size_t booted = 0;  ///< boot_mutex_: threads that booted
+        std::string boot_error;  ///< boot_mutex_: why it failed
     };
 
     /// Most groups a pool makes in its life: each reload that changes a worker adds one.
@@ -245,6 +282,38 @@ class pool {
     void mark_booted(std::size_t index);
     void wake_group(std::size_t group_index);
     group& group_at(std::size_t group_index) const noexcept { return *groups_[group_index]; }
+    /// Clamps a group's max_threads to [num_threads, the pool's max_threads].
+    void bound_growth(group_options& options) const noexcept;
+    /// Up to `count` spare slots, lowest index first; under slots_mutex_.
+    std::vector<std::size_t> spare_slots(std::size_t count) const;
+    /// reap() under slots_mutex_; returns the slots in use and how many threads it joined.
+    std::pair<std::size_t, std::size_t> reap_locked();
+
+    // Autoscaling (thread_scaler.cpp), on the scaler thread.
+    void run_scaler();
+    /// The longest any group that may grow has had a request waiting; nullopt: none waits.
+    std::optional<std::chrono::steady_clock::duration> longest_stall(
+        std::chrono::steady_clock::time_point now) const;
+    /// A thread's time spent waiting for a CPU when the last window ended.
+    struct thread_sample {
+        pid_t tid = 0;
+        std::chrono::nanoseconds waited{0};
+    };
+    /// Samples every live slot thread into `last` (one entry per slot) and returns, per group,
+    /// the fraction of the `window` its threads spent runnable, waiting for a CPU.
+    std::vector<double> sample_cpu_wait(std::vector<thread_sample>& last,
+                                        std::chrono::nanoseconds window) const;
+    /// Adds threads to the groups whose oldest request waited min_stall, as the process used
+    /// `cpu_usage` of its CPUs over the last window and each group's threads waited `cpu_wait`
+    /// of it for a CPU.
+    void grow(std::chrono::steady_clock::time_point now, double cpu_usage,
+              const std::vector<double>& cpu_wait);
+    /// Ends the threads idle for max_idle_time beyond each group's num_threads.
+    void shrink(std::chrono::steady_clock::time_point now);
+    /// Joins what ended and returns its memory to the system.
+    void release_ended();
+    void stop_scaler();
+    bool scales() const noexcept { return max_threads_ > initial_slots_; }
 
     const std::size_t max_queue_;
     /// Fixed size; entries below group_count_ are set, by the control thread, before the
@@ -257,6 +326,17 @@ class pool {
     std::unique_ptr<std::atomic<std::size_t>[]> slot_group_;
     std::atomic<std::uint64_t> next_ticket_{1};  ///< queue tickets, unique in the pool
     std::size_t initial_slots_ = 0;              ///< threads of the groups start() boots
+    /// Held while slots change hands: spare -> a group (add_group(), the scaler) and ended ->
+    /// spare (reap()), which joins their threads.
+    std::mutex slots_mutex_;
+
+    const std::size_t max_threads_;
+    const std::chrono::milliseconds max_idle_time_;
+    const std::size_t cpus_;
+    std::thread scaler_;         ///< control thread starts and joins it
+    wake_signal scaler_wakeup_;  ///< posted by submit() and stop
+    std::atomic<std::uint64_t> added_{0};
+    std::atomic<std::uint64_t> removed_{0};
 
     mutable std::mutex boot_mutex_;
     std::condition_variable boot_cv_;

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <sys/types.h>
+
 #include <array>
 #include <atomic>
 #include <chrono>
@@ -95,6 +97,9 @@ class slot {
                 memory_held_.load(std::memory_order_relaxed)};
     }
 
+    /// The kernel's id of its thread (for /proc/self/task/TID); 0 before the thread runs.
+    pid_t thread_id() const noexcept { return tid_.load(std::memory_order_relaxed); }
+
     /// The request it runs now; nullopt between requests (and in the moment between a request
     /// being assigned and the slot thread taking it). Any thread; never blocks the slot.
     std::optional<running_request> running() const;
@@ -149,10 +154,14 @@ class slot {
     /// pool mutex, so a spare post only costs a re-check.
     wake_signal wakeup_;
     bool has_booted_ = false;  ///< pool mutex: counted for start(): booted once, or settled
-    std::thread thread_;       ///< owned by the pool's control thread
+    /// pool mutex: when it last went on its group's idle stack (the scaler ends threads idle
+    /// for max_idle_time).
+    std::chrono::steady_clock::time_point idle_since_;
+    std::thread thread_;  ///< owned by the pool's control thread
     /// Set by the slot thread as its last step, read by the control thread to join only
     /// threads that have ended (pool::stop_within).
     std::atomic<bool> thread_ended_{false};
+    std::atomic<pid_t> tid_{0};  ///< written by the slot thread as it starts
 };
 
 }  // namespace spindle::worker

@@ -464,9 +464,6 @@ TEST(CaddyfileErrors, NamedMatchersAreRefused) {
 }
 
 TEST(CaddyfileErrors, UnsupportedFeaturesSayWhatToDoInstead) {
-    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_threads 64\n\t}\n")),
-              "Caddyfile:3: max_threads: thread autoscaling is not supported; the pool has "
-              "num_threads threads");
     EXPECT_EQ(error_of(site("\tphp_server {\n\t\tworker {\n\t\t\tfile a.php\n\t\t\twatch "
                             "src/*/x.php\n\t\t}\n\t}\n")),
               "Caddyfile:5: watch pattern \"src/*/x.php\": wildcards go in the file name only, as "
@@ -666,6 +663,61 @@ TEST_F(CaddyfileResolveErrors, TooFewThreadsForTheWorkers) {
                             " 4\n\t}\n}\n"),
               "num_threads 4 leaves no thread for classic scripts: the workers take 4; give at "
               "least 5");
+}
+
+TEST(CaddyfileErrors, MaxThreadsTakesACountOrAuto) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_threads lots\n\t}\n")),
+              "Caddyfile:3: max_threads: \"lots\" is not a thread count or auto");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_threads 0\n\t}\n")),
+              "Caddyfile:3: max_threads: must be an integer from 1 to 4096");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tmax_idle_time 5x\n\t}\n")),
+              "Caddyfile:3: max_idle_time: invalid duration \"5x\": unknown unit \"x\" (use "
+              "ns, us, ms, s, m, h or d)");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tworker {\n\t\t\tfile w.php\n\t\t\t"
+                              "max_threads x\n\t\t}\n\t}\n")),
+              "Caddyfile:5: max_threads: \"x\" is not a whole number");
+}
+
+TEST_F(CaddyfileResolveErrors, MaxThreadsAsFrankenPHPSizesIt) {
+    const std::string site = ":8080 {\n\troot * " + path("public") + "\n\tphp_server {\n\t\t" +
+                             "worker {\n\t\t\tfile " + path("worker.php") + "\n\t\t\tnum 2\n";
+    // Below num_threads, or a worker's above the global one or below its num: refused where
+    // written.
+    EXPECT_EQ(resolve_error("{\n\tfrankenphp {\n\t\tnum_threads 8\n\t\tmax_threads 4\n\t}\n}\n" +
+                            site + "\t\t}\n\t}\n}\n"),
+              "Caddyfile:4: max_threads 4 is below num_threads 8 (the workers' threads and one "
+              "for classic scripts)");
+    EXPECT_EQ(resolve_error("{\n\tfrankenphp {\n\t\tmax_threads 8\n\t}\n}\n" + site +
+                            "\t\t\tmax_threads 16\n\t\t}\n\t}\n}\n"),
+              "Caddyfile:9: worker max_threads 16 is above the global max_threads 8");
+    EXPECT_EQ(resolve_error(site + "\t\t\tmax_threads 1\n\t\t}\n\t}\n}\n"),
+              "Caddyfile:4: worker max_threads 1 is below its num 2");
+
+    // max_threads alone: the workers' threads and one classic thread to start with.
+    server_config alone =
+        load("{\n\tfrankenphp {\n\t\tmax_threads 32\n\t}\n}\n" + site + "\t\t}\n\t}\n}\n");
+    resolve_config(alone, 4);
+    EXPECT_EQ(alone.num_threads, 3u);
+    EXPECT_EQ(alone.max_threads, 32u);
+    // Only on a worker: the pool may grow by what the worker adds.
+    server_config on_worker = load("{\n\tfrankenphp {\n\t\tnum_threads 4\n\t}\n}\n" + site +
+                                   "\t\t\tmax_threads 10\n\t\t}\n\t}\n}\n");
+    resolve_config(on_worker, 4);
+    EXPECT_EQ(on_worker.num_threads, 4u);
+    EXPECT_EQ(on_worker.max_threads, 12u);
+    EXPECT_EQ(on_worker.sites[0].workers.at(0).max_threads, 10u);
+    // auto stays auto until PHP's memory_limit is known; max_idle_time is read as a duration.
+    server_config automatic = load(
+        "{\n\tfrankenphp {\n\t\tnum_threads 4\n\t\tmax_threads auto\n\t\tmax_idle_time 2s\n\t}"
+        "\n}\n:8080 {\n\troot * " +
+        path("public") + "\n\tphp_server\n}\n");
+    resolve_config(automatic, 4);
+    EXPECT_EQ(automatic.max_threads, max_threads_auto);
+    EXPECT_EQ(automatic.max_idle_time, std::chrono::milliseconds(2000));
+    // None: no autoscaling.
+    server_config fixed = load(":8080 {\n\troot * " + path("public") + "\n\tphp_server\n}\n");
+    resolve_config(fixed, 4);
+    EXPECT_EQ(fixed.max_threads, 0u);
 }
 
 TEST_F(CaddyfileResolveErrors, AValidFileResolves) {

@@ -304,8 +304,12 @@ TEST(JsonConfigErrors, UnknownKeyAtEveryLevel) {
               "c.json: /http/max_requests: unknown setting \"max_requests\"");
     EXPECT_EQ(error_of(with_top(R"("http": {"timeouts": {"read": "5s"}})")),
               "c.json: /http/timeouts/read: unknown setting \"read\"");
-    EXPECT_EQ(error_of(with_top(R"("php": {"max_threads": 8})")),
-              "c.json: /php/max_threads: unknown setting \"max_threads\"");
+    EXPECT_EQ(error_of(with_top(R"("php": {"max_thread": 8})")),
+              "c.json: /php/max_thread: unknown setting \"max_thread\"");
+    EXPECT_EQ(error_of(with_top(R"("php": {"max_threads": "many"})")),
+              "c.json: /php/max_threads: must be an integer from 1 to 4096");
+    EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "max_threads": 0}]})")),
+              "c.json: /php/workers/0/max_threads: must be an integer from 1 to 4096");
     EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "watchs": ["*.php"]}]})")),
               "c.json: /php/workers/0/watchs: unknown setting \"watchs\"");
     EXPECT_EQ(error_of(with_top(R"("php": {"workers": [{"file": "w.php", "watch": ["a/*/b"]}]})")),

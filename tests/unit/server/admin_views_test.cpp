@@ -198,7 +198,14 @@ TEST_F(AdminViewsTest, ReadinessWaitsForEveryGroupAndNamesTheOneMissing) {
     const readiness state = check_readiness(p, false);
     EXPECT_FALSE(state.ready);
     EXPECT_EQ(state.reason, "starting: worker /broken.php not booted yet");
-    const auto samples = parse_samples(metrics_text(p, {}, 0, {}));
+    // start() returns once the failing worker settled, which comes before its first failed
+    // boot is counted: wait for that count.
+    auto samples = parse_samples(metrics_text(p, {}, 0, {}));
+    for (int i = 0; i < 500 && samples.at("frankenphp_worker_crashes{worker=\"/broken.php\"}") < 1;
+         ++i) {
+        std::this_thread::sleep_for(10ms);
+        samples = parse_samples(metrics_text(p, {}, 0, {}));
+    }
     EXPECT_EQ(samples.at("frankenphp_ready_workers{worker=\"/broken.php\"}"), 0);
     EXPECT_GE(samples.at("frankenphp_worker_crashes{worker=\"/broken.php\"}"), 1);
     EXPECT_EQ(check_readiness(p, true).reason, "draining: the server is shutting down");

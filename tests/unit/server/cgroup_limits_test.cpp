@@ -116,5 +116,19 @@ TEST(MemoryWarning, OnlyWhenTheThreadsCouldOutgrowTheCgroup) {
         << *warning;
 }
 
+TEST(AutomaticMaxThreads, AsManyAsTheMemoryHoldsAtMemoryLimit) {
+    constexpr std::uint64_t mib = 1024 * 1024;
+    // 4 GiB: at most 256 threads of 16 MiB before PHP's settings are known, 32 at 128M.
+    const std::size_t bound = automatic_thread_bound(4, 4096 * mib);
+    EXPECT_EQ(bound, 256u);
+    EXPECT_EQ(automatic_max_threads(4, 128 * mib, 4096 * mib, bound), 32u);
+    // Never below num_threads, never above the bound; unlimited memory_limit: 2 x num_threads.
+    EXPECT_EQ(automatic_max_threads(40, 128 * mib, 4096 * mib, bound), 40u);
+    EXPECT_EQ(automatic_max_threads(4, 1 * mib, 4096 * mib, bound), 256u);
+    EXPECT_EQ(automatic_max_threads(4, -1, 4096 * mib, bound), 8u);
+    EXPECT_EQ(automatic_thread_bound(4, 1ULL << 50), 512u);
+    EXPECT_EQ(automatic_thread_bound(8, 16 * mib), 8u);
+}
+
 }  // namespace
 }  // namespace spindle::server

@@ -1,5 +1,6 @@
 #include "worker/pool.hpp"
 
+#include "worker/scaling_rule.hpp"
 #include "worker/worker_runtime.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -500,6 +502,164 @@ TEST_F(PoolTest, AddGroupRefusesWhenTooFewSlotsAreSpare) {
     EXPECT_THROW(p.add_group(group_options{"w", 2, unowned(classic)}), std::runtime_error);
     classic.release_all();
     p.stop();
+}
+
+// Polls `done` for up to 5 s.
+template <class Condition>
+bool eventually(Condition done) {
+    for (int i = 0; i < 500; ++i) {
+        if (done()) {
+            return true;
+        }
+        std::this_thread::sleep_for(10ms);
+    }
+    return done();
+}
+
+TEST_F(PoolTest, WaitingRequestsGrowTheGroupAndIdleThreadsEnd) {
+    fake_runtime runtime;
+    pool_options options{{group_options{"classic", 1, unowned(runtime), 4}}, 16};
+    options.max_threads = 4;
+    options.max_idle_time = 200ms;
+    options.cpus = 64;  // the CPU stays far from busy: the rule is tested on its own below
+    pool p(std::move(options));
+    ASSERT_TRUE(p.start());
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
+    for (std::uint64_t id = 2; id <= 6; ++id) {
+        ASSERT_EQ(p.submit(0, make_job(id), &ticket), submit_result::queued);
+    }
+    // The queued requests start on added threads, up to max_threads: four run at once.
+    const auto runs = runtime.wait_runs(4);
+    std::set<std::size_t> slots;
+    for (const auto& run : runs) {
+        slots.insert(run.first);
+    }
+    EXPECT_EQ(slots.size(), 4u);
+    EXPECT_EQ(p.stats().total, 4u);
+    EXPECT_EQ(p.stats().queued, 2u);
+    EXPECT_EQ(p.scaling().added, 3u);
+    EXPECT_EQ(p.scaling().max_threads, 4u);
+
+    // Once idle for max_idle_time, the added threads end: back to num_threads.
+    runtime.release_all();
+    EXPECT_TRUE(eventually([&] { return p.stats().total == 1 && p.stats().busy == 0; }))
+        << p.stats().total << " threads";
+    EXPECT_EQ(p.scaling().removed, 3u);
+    // The remaining thread still serves, and the group grows again under a new burst.
+    ASSERT_EQ(p.submit(0, make_job(7), &ticket), submit_result::assigned);
+    EXPECT_TRUE(eventually([&] { return p.stats().busy == 0; }));
+    p.stop();
+}
+
+// A request that keeps CPUs busy until released (the fake runtime's requests only wait).
+class spinning_runtime final : public slot_runtime {
+  public:
+    void run_thread(std::size_t index, pool& host) override {
+        while (job j = host.next_job(index)) {
+            started.fetch_add(1);
+            while (!released.load()) {
+                spin();
+            }
+        }
+    }
+    static void spin() {
+        volatile std::uint64_t x = 0;
+        for (int i = 0; i < 10000; ++i) {
+            x = x + 1;
+        }
+    }
+    std::atomic<bool> released{false};
+    std::atomic<int> started{0};
+};
+
+TEST_F(PoolTest, NoThreadIsAddedWhileTheCpusAreBusy) {
+    spinning_runtime runtime;
+    pool_options options{{group_options{"classic", 1, unowned(runtime), 8}}, 16};
+    options.max_threads = 8;
+    options.cpus = 1;
+    pool p(std::move(options));
+    ASSERT_TRUE(p.start());
+    // Two more spinning threads: the process uses over one CPU, or, on a crowded machine, its
+    // threads queue for the CPU.
+    std::atomic<bool> done{false};
+    std::vector<std::thread> spinners;
+    for (int i = 0; i < 2; ++i) {
+        spinners.emplace_back([&] {
+            while (!done.load()) {
+                spinning_runtime::spin();
+            }
+        });
+    }
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
+    for (std::uint64_t id = 2; id <= 5; ++id) {
+        ASSERT_EQ(p.submit(0, make_job(id), &ticket), submit_result::queued);
+    }
+    // Several CPU windows pass with requests waiting: the group keeps its one thread.
+    std::this_thread::sleep_for(600ms);
+    EXPECT_EQ(p.scaling().added, 0u);
+    EXPECT_EQ(p.stats().total, 1u);
+    EXPECT_EQ(runtime.started.load(), 1);
+    done = true;
+    for (std::thread& t : spinners) {
+        t.join();
+    }
+    runtime.released = true;
+    EXPECT_TRUE(eventually([&] { return p.stats().queued == 0 && p.stats().busy == 0; }));
+    p.stop();
+}
+
+TEST_F(PoolTest, AGroupWithoutMaxThreadsNeverGrows) {
+    fake_runtime runtime;
+    pool_options options{{group_options{"classic", 1, unowned(runtime)}}, 16};
+    options.max_threads = 4;  // the pool may grow, this group may not
+    options.cpus = 64;
+    pool p(std::move(options));
+    ASSERT_TRUE(p.start());
+    std::uint64_t ticket = 0;
+    ASSERT_EQ(p.submit(0, make_job(1), &ticket), submit_result::assigned);
+    ASSERT_EQ(p.submit(0, make_job(2), &ticket), submit_result::queued);
+    std::this_thread::sleep_for(300ms);
+    EXPECT_EQ(p.scaling().added, 0u);
+    EXPECT_EQ(p.stats().queued, 1u);
+    runtime.release_all();
+    EXPECT_EQ(runtime.wait_runs(2).size(), 2u);
+    p.stop();
+}
+
+TEST(ScalingRule, AddsWhatWaitsAtMostDoublingWithinTheCaps) {
+    growth_inputs in;
+    in.queued = 30;
+    in.threads = 4;
+    in.max_threads = 32;
+    in.pool_room = 28;
+    in.cpu_usage = 0.1;
+    EXPECT_EQ(threads_to_add(in), 4u);  // doubling
+    in.threads = 16;
+    EXPECT_EQ(threads_to_add(in), 16u);
+    in.threads = 30;
+    EXPECT_EQ(threads_to_add(in), 2u);  // the group's cap
+    in.threads = 4;
+    in.pool_room = 3;
+    EXPECT_EQ(threads_to_add(in), 3u);  // the pool's cap
+    in.pool_room = 28;
+    in.queued = 6;
+    in.booting = 4;
+    EXPECT_EQ(threads_to_add(in), 2u);  // booting threads will take four of the six
+    in.booting = 6;
+    EXPECT_EQ(threads_to_add(in), 0u);
+    in.booting = 0;
+    in.cpu_usage = 0.8;
+    EXPECT_EQ(threads_to_add(in), 0u);  // the process keeps its CPUs busy
+    in.cpu_usage = 0.3;
+    in.cpu_wait = 0.25;
+    EXPECT_EQ(threads_to_add(in), 0u);  // its threads queue for the CPU (others keep it busy)
+    in.cpu_wait = 0.05;
+    EXPECT_EQ(threads_to_add(in), 4u);
+    in.cpu_usage = 0.79;
+    in.threads = 0;
+    EXPECT_EQ(threads_to_add(in), 1u);
 }
 
 }  // namespace
