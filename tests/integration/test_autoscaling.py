@@ -149,6 +149,7 @@ def test_io_bound_burst_reaches_max_threads_within_a_second(spindle_run):
     srv = scaling_server(spindle_run, "classic")
     burst = Burst(srv, "/wait.php", 128, target=32).run()
     assert burst.statuses == [200] * 128
+    print(f"32 threads after {burst.reached_after:.2f} s")
     assert burst.reached_after is not None and burst.reached_after < 1.0, (
         burst.reached_after, burst.samples)
 
@@ -159,6 +160,7 @@ def test_cpu_bound_burst_does_not_grow_past_the_cpus(spindle_run, mode):
     srv = scaling_server(spindle_run, mode, num_threads=2, worker_num=1, worker_file="burn.php")
     burst = Burst(srv, "/burn.php", 48).run()
     assert burst.statuses == [200] * 48
+    print(f"CPU-bound burst: at most {max(burst.samples)} threads")
     assert max(burst.samples) <= 8, burst.samples
     wait_threads(srv, 2, timeout=10)
 
