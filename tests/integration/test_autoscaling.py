@@ -115,6 +115,7 @@ def test_io_bound_burst_grows_to_max_threads_and_idle_threads_end(spindle_run, m
     # 128 requests of 200 ms: 6.4 s on 4 threads; the pool grows to 32 and serves them all.
     burst = Burst(srv, "/wait.php", 128, target=32).run()
     assert burst.statuses == [200] * 128
+    print(f"{mode}: 128 requests served in {burst.elapsed:.2f} s")
     assert max(burst.samples) == 32, burst.samples
     assert burst.elapsed < 4.0, (burst.elapsed, burst.samples)
     view = threads_view(srv)
