@@ -29,7 +29,7 @@ max_growth_percent=3
 cases=(worker:hello worker:held_request classic:held_request)
 
 # Runs "$@" under `env -i` with $1 variables of about 45 characters (and PATH, HOME,
-# SPINDLE_BIN).
+# SPINDLE_BIN), in place of the calling (sub)shell: a server started with `&` is then $!.
 with_variables() {
   local count=$1
   shift
@@ -37,7 +37,7 @@ with_variables() {
   for i in $(seq 1 "$count"); do
     vars+=("BENCH_VAR_$i=value-of-bench-variable-number-$i-xxxxxxxx")
   done
-  env -i PATH="$PATH" HOME="${HOME:-/root}" "${vars[@]}" "$@"
+  exec env -i PATH="$PATH" HOME="${HOME:-/root}" "${vars[@]}" "$@"
 }
 
 instructions() {
@@ -82,13 +82,17 @@ trap cleanup EXIT
 
 for count in 10 1000; do
   with_variables "$count" "$binary" php-server --root bench/apps/hello --index worker.php \
-    --listen "127.0.0.1:${ports[$count]}" -w bench/apps/hello/worker.php,2 --threads 3 \
-    2>/dev/null &
+    --listen "127.0.0.1:${ports[$count]}" --admin off --threads 3 \
+    -w bench/apps/hello/worker.php,2 2>/dev/null &
   pids[$count]=$!
 done
 for count in 10 1000; do
-  for _ in $(seq 100); do
+  for attempt in $(seq 101); do
     curl -fs "http://127.0.0.1:${ports[$count]}/" >/dev/null 2>&1 && break
+    if ((attempt == 101)); then
+      echo "env_size: the server with $count variables did not answer" >&2
+      exit 1
+    fi
     sleep 0.1
   done
   wrk -t1 -c32 -d2s "http://127.0.0.1:${ports[$count]}/" >/dev/null
