@@ -153,4 +153,6 @@ else
 fi
 echo "$mode, bench/apps/$app at $path, callgrind: $measured"
 python3 bench/callgrind_summary.py "$profile" "$requests" "$top"
-[[ -n ${KEEP_PROFILE:-} ]] && cp "$profile" "$KEEP_PROFILE"
+if [[ -n ${KEEP_PROFILE:-} ]]; then
+  cp "$profile" "$KEEP_PROFILE"
+fi

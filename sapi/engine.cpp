@@ -611,12 +611,9 @@ worker_outcome engine::run_worker(const worker_script& script, worker_hooks& hoo
     // shutdown functions and destructors and flushes their output into it, then it is finished,
     // as failed (500 while nothing was sent yet) after a fatal error.
     request* open_request = ctx.in_worker_request ? ctx.req : nullptr;
-    if (ctx.kept_server != nullptr) {
-        zend_array_release(ctx.kept_server);
-        ctx.kept_server = nullptr;
-    }
     // Some keys may live in this script's request memory, which the shutdown frees.
-    release_server_keys(ctx.server_keys);
+    release_kept_server(ctx.kept_server);
+    release_kept_server(ctx.retained_server);
     leave_session_save_handler();
     php_request_shutdown(nullptr);
     // Shutdown functions ran under the request's limit; the next boot starts without one.

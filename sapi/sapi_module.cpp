@@ -153,7 +153,7 @@ void on_register_variables(zval* track_vars_array) noexcept {
     }
     if (ctx != nullptr && ctx->req != nullptr) {
         register_server_variables(*ctx, track_vars_array,
-                                  ctx->worker != nullptr ? &ctx->server_keys : nullptr);
+                                  ctx->worker != nullptr ? &ctx->kept_server.keys : nullptr);
     }
 }
 

@@ -202,6 +202,14 @@ void release_server_keys(std::vector<zend_string*>& keys) noexcept {
     keys.clear();
 }
 
+void release_kept_server(kept_server_array& kept) noexcept {
+    if (kept.array != nullptr) {
+        zend_array_release(kept.array);
+        kept.array = nullptr;
+    }
+    release_server_keys(kept.keys);
+}
+
 bool variables_order_has_server() noexcept {
     const char* order = PG(variables_order);
     return order != nullptr && (std::strchr(order, 'S') != nullptr || std::strchr(order, 's'));

@@ -68,4 +68,8 @@ bool variables_order_has_server() noexcept;
 /// the keys may live in is still allocated (before php_request_shutdown()).
 void release_server_keys(std::vector<zend_string*>& keys) noexcept;
 
+/// Drops a worker's kept $_SERVER (its reference to the array and its keys'). Slot thread,
+/// inside the worker script's request (its keys may live in that request's memory).
+void release_kept_server(kept_server_array& kept) noexcept;
+
 }  // namespace spindle::sapi

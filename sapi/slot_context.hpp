@@ -20,6 +20,17 @@ struct _zend_string;
 
 namespace spindle::sapi {
 
+/// A worker's $_SERVER array kept from one request to the next (worker_request.cpp). Slot
+/// thread only.
+struct kept_server_array {
+    _zend_array* array = nullptr;  ///< holds one reference; null when there is none
+    /// The environment (request::env_index) its environment part came from: a worker serving
+    /// several sites reuses it only for requests of the same environment.
+    std::size_t env = 0;
+    /// Keys its request added, in order, each holding a reference (see release_server_keys).
+    std::vector<_zend_string*> keys;
+};
+
 /// What a SAPI callback knows about the request its slot thread serves. One per slot, in an
 /// array sized at engine start; SG(server_context) points at the slot's entry for the duration
 /// of a request, so every callback reaches its request in one load, without a lookup or lock.
@@ -47,14 +58,13 @@ struct slot_context {
     /// stops it. A worker request's limit is otherwise kept by the watchdog.
     bool php_timer_armed = false;
     /// The worker's $_SERVER, kept between its requests so the environment part is not
-    /// rebuilt each time; null when there is none to reuse.
-    _zend_array* kept_server = nullptr;
-    /// The environment (request::env_index) kept_server's environment part came from: a
-    /// worker serving several sites reuses it only for requests of the same environment.
-    std::size_t kept_server_env = 0;
-    /// Keys the request put into kept_server, in order, each holding a reference (removed
-    /// before the next request's; see release_server_keys).
-    std::vector<_zend_string*> server_keys;
+    /// rebuilt each time (worker_request.cpp).
+    kept_server_array kept_server;
+    /// The $_SERVER of an earlier request that the application still held when the next one
+    /// started (a framework's Request object lives until the next request replaces it). Kept
+    /// aside: by the request after, the application has usually let it go and it is reused,
+    /// instead of every request building a new copy of the environment.
+    kept_server_array retained_server;
 
     /// Classic requests' $_SERVER and $_ENV start from these (env_arrays.hpp).
     env_arrays classic_env_arrays;

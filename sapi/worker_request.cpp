@@ -4,6 +4,8 @@
 
 #include "sapi/worker_request.hpp"
 
+#include <utility>
+
 #include <spdlog/spdlog.h>
 
 #include "sapi/php.hpp"
@@ -65,24 +67,41 @@ void restore_save_handler(session_save_handler& kept) {
     }
 }
 
-// $_SERVER for a worker request. The array of the thread's previous request is reused when
-// nothing else holds it (a write by the application separated it, so it is exactly what
-// Spindle built): its request entries become the new request's (reuse_server_variables), and
-// the environment part, which can be thousands of entries, is not copied again. Otherwise PHP
-// builds a fresh one.
+// True when `kept` can become this request's $_SERVER: nothing but this thread holds it (a
+// write by the application separated it, so it is exactly what Spindle built) and its
+// environment part is the request's.
+bool is_reusable(const kept_server_array& kept, const request& req) {
+    return kept.array != nullptr && GC_REFCOUNT(kept.array) == 1 && kept.env == req.env_index;
+}
+
+// $_SERVER for a worker request. An array of the thread's earlier requests is reused when
+// nothing else holds it: its request entries become the new request's
+// (reuse_server_variables), and the environment part, which can be thousands of entries, is
+// not copied again. Otherwise PHP builds a fresh one from a copy of the environment.
+//
+// Two arrays are kept, so that an application that holds on to its request's $_SERVER until
+// the next request replaces it (a Request object in a variable of the worker loop, a
+// container's "request" entry) does not make every request build a new copy: the held one is
+// set aside, and by the request after it is free again. With 1,000 environment variables that
+// copy and its release were 60,000 of the 94,000 instructions of such a request
+// (bench/RESULTS.md, "Environment size").
 void build_server_array(slot_context& ctx) {
-    zend_array* kept = ctx.kept_server;
     zval* server = &PG(http_globals)[TRACK_VARS_SERVER];
-    if (kept != nullptr && GC_REFCOUNT(kept) == 1 && !PG(register_argc_argv) &&
-        Z_TYPE_P(server) == IS_UNDEF && variables_order_has_server() &&
-        ctx.kept_server_env == ctx.req->env_index) {
+    const request& req = *ctx.req;
+    const bool may_reuse =
+        !PG(register_argc_argv) && Z_TYPE_P(server) == IS_UNDEF && variables_order_has_server();
+    if (may_reuse && !is_reusable(ctx.kept_server, req) && is_reusable(ctx.retained_server, req)) {
+        std::swap(ctx.kept_server, ctx.retained_server);
+    }
+    kept_server_array& kept = ctx.kept_server;
+    if (may_reuse && is_reusable(kept, req)) {
         // The input filter registers into PG(http_globals)[TRACK_VARS_SERVER]: set it first.
-        ZVAL_ARR(server, kept);
-        reuse_server_variables(ctx, kept, ctx.server_keys);
-        GC_ADDREF(kept);  // PG(http_globals) and ctx.kept_server
+        ZVAL_ARR(server, kept.array);
+        reuse_server_variables(ctx, kept.array, kept.keys);
+        GC_ADDREF(kept.array);  // PG(http_globals) and ctx.kept_server
         zval global;
-        ZVAL_ARR(&global, kept);
-        GC_ADDREF(kept);  // the global scope's $_SERVER
+        ZVAL_ARR(&global, kept.array);
+        GC_ADDREF(kept.array);  // the global scope's $_SERVER
         zend_hash_update(&EG(symbol_table), ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER), &global);
         // Built: a later compile referencing $_SERVER must not rebuild it.
         auto* auto_global = static_cast<zend_auto_global*>(
@@ -92,17 +111,19 @@ void build_server_array(slot_context& ctx) {
         }
         return;
     }
-    if (kept != nullptr) {
-        zend_array_release(kept);
-        ctx.kept_server = nullptr;
+    if (kept.array != nullptr && GC_REFCOUNT(kept.array) > 1 && kept.env == req.env_index) {
+        // The application still holds it: set aside, in place of the older one.
+        release_kept_server(ctx.retained_server);
+        std::swap(ctx.kept_server, ctx.retained_server);
+    } else {
+        release_kept_server(kept);
     }
-    release_server_keys(ctx.server_keys);
     zend_is_auto_global(ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
     if (Z_TYPE_P(server) == IS_ARRAY) {
-        note_engine_server_variables(ctx.server_keys);
-        ctx.kept_server = Z_ARR_P(server);
-        ctx.kept_server_env = ctx.req->env_index;
-        GC_ADDREF(ctx.kept_server);
+        note_engine_server_variables(kept.keys);
+        kept.array = Z_ARR_P(server);
+        kept.env = req.env_index;
+        GC_ADDREF(kept.array);
     }
 }
 
@@ -171,7 +192,7 @@ bool start_request(slot_context& ctx) noexcept {
                 ZVAL_UNDEF(&PG(http_globals)[track]);
             }
         }
-        // The global scope's $_SERVER too, so that ctx.kept_server may be left with one owner.
+        // The global scope's $_SERVER too, so that the kept array may be left with one owner.
         zend_hash_del(&EG(symbol_table), ZSTR_KNOWN(ZEND_STR_AUTOGLOBAL_SERVER));
         activate_request_globals();
         // $_SERVER and $_REQUEST are just-in-time globals, built when a script is compiled;

@@ -298,6 +298,54 @@ def test_what_a_request_changes_never_reaches_the_next(spindle, mode):
             assert shadowed["HTTP_SHADOWED"] == "request-value"
 
 
+def test_a_server_array_the_script_holds_is_never_reused_under_it(spindle, mode):
+    # A worker keeps two $_SERVER arrays and reuses one only once the script let it go
+    # (sapi/worker_request.cpp): a copy the script still holds from an earlier request must
+    # read as it did then, and every request must get exactly its own variables, in the order
+    # of a fresh build, however many copies the script holds.
+    srv = spindle(APP, *one_thread(mode), env={"HTTP_SHADOWED": "env-value"})
+    # What changes by itself, or carries the request's number (checked apart).
+    changing = ("REQUEST_TIME_FLOAT", "REQUEST_TIME", "REMOTE_PORT", "HTTP_X_REQUEST",
+                "QUERY_STRING", "REQUEST_URI", "HTTP_SHADOWED")
+
+    def shape(server):
+        return [(key, None if key in changing else value) for key, value in server.items()]
+
+    answered = {}
+    with srv.connect() as conn:
+        keeps = [1, 1, 1, 2, 3, 3, 0, 1, 0, 0, 2, 1, 1, 4, 4, 4, 1, 0, 1, 1]
+        for number, keep in enumerate(keeps, start=100):
+            path = "/held.php/extra" if number % 3 == 0 else "/held.php"
+            headers = [("X-Request", str(number))]
+            if number % 2:
+                headers.append(("Shadowed", f"request-{number}"))
+            r = conn.request("GET", f"{path}?keep={keep}&n={number}", headers=headers)
+            assert r.status == 200, r
+            body = r.json()
+            server = body["server"]
+            assert server["HTTP_X_REQUEST"] == str(number)
+            assert server["QUERY_STRING"] == f"keep={keep}&n={number}"
+            assert server["REQUEST_URI"] == f"{path}?keep={keep}&n={number}"
+            assert server["PATH_INFO"] == ("/extra" if number % 3 == 0 else "")
+            assert server["HTTP_SHADOWED"] == (f"request-{number}" if number % 2 else "env-value")
+            # The same request shape always gives the same array, keys in the same order.
+            kind = (number % 2, number % 3 == 0)
+            answered.setdefault(kind, shape(server))
+            assert shape(server) == answered[kind], number
+            if mode == "classic":
+                assert body["held"] == []
+                continue
+            held_numbers = [int(copy["HTTP_X_REQUEST"]) for copy in body["held"]]
+            assert held_numbers == sorted(held_numbers) and all(n < number for n in held_numbers)
+            for copy in body["held"]:
+                earlier = int(copy["HTTP_X_REQUEST"])
+                assert copy["QUERY_STRING"].endswith(f"&n={earlier}"), (number, copy)
+                assert copy["PATH_INFO"] == ("/extra" if earlier % 3 == 0 else "")
+                assert copy["HTTP_SHADOWED"] == (
+                    f"request-{earlier}" if earlier % 2 else "env-value")
+                assert shape(copy) == answered[(earlier % 2, earlier % 3 == 0)]
+
+
 def test_a_fatal_error_inside_a_walk_of_the_arrays_leaves_no_mark(spindle, mode):
     srv = spindle(APP, *one_thread(mode), env={"SG_ENV_VAR": "from-env"})
     srv.expect_errors(r"fatal inside var_dump", r"Cannot use output buffering in output buffering")
