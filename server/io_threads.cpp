@@ -7,6 +7,8 @@
 #include <new>
 #include <string>
 
+#include "worker/alternate_signal_stack.hpp"
+
 namespace spindle::server {
 
 io_threads::io_threads(std::size_t count) {
@@ -35,6 +37,8 @@ void io_threads::start() {
     threads_.reserve(contexts_.size());
     for (std::size_t i = 0; i < contexts_.size(); ++i) {
         threads_.emplace_back([this, i] {
+            // The crash report runs on it, also when this thread overflowed its own stack.
+            const worker::alternate_signal_stack signal_stack;
             // Named for top -H, perf and gdb (15 characters at most).
             pthread_setname_np(pthread_self(), ("spindle-io-" + std::to_string(i)).c_str());
             // A handler that runs out of memory (a connection's buffers, a response piece)

@@ -32,6 +32,7 @@
 #include "sapi/structured_log.hpp"
 #include "server/access_log.hpp"
 #include "server/cgroup_limits.hpp"
+#include "server/crash_report.hpp"
 #include "server/http_server.hpp"
 #include "server/local_certificate.hpp"
 #include "server/memory_allocator.hpp"
@@ -210,6 +211,8 @@ int serve(config::server_config& config, const config::command_line& command,
     pool_options.groups.front().num_threads = config.num_threads - worker_threads;
     const std::size_t classic_threads = pool_options.groups.front().num_threads;
     worker::pool pool(std::move(pool_options));
+    // A crash from here on lists what the PHP threads were running.
+    const server::crash_report_scope crash_report(pool);
     // SIGHUP reads the file the server was started with again; a server started from flags
     // has no file and applies its own configuration again (roots resolved anew).
     server::config_source reread = [command, source]() {
@@ -382,6 +385,8 @@ int main(int argc, char** argv) {
         return 1;
     }
     setup_logging(command.config.log_level, command.config.log_format);
+    // A fatal signal (an extension's segfault, an abort()) is reported in the log's format.
+    server::install_crash_report(command.config.log_format);
     try {
         return serve(command.config, command, std::move(document));
     } catch (const config::config_error& e) {

@@ -12,6 +12,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "worker/alternate_signal_stack.hpp"
+
 namespace spindle::worker {
 namespace {
 
@@ -486,6 +488,8 @@ pool_stats pool::stats() const {
 
 void pool::run_slot(std::size_t index) {
     slot& s = *slots_[index];
+    // The crash report runs on it, also when this thread overflowed its own stack.
+    const alternate_signal_stack signal_stack;
     // Named after its slot for top -H, perf and gdb; /threads on the admin endpoint uses the
     // same index.
     pthread_setname_np(pthread_self(), ("spindle-php-" + std::to_string(index)).c_str());

@@ -57,7 +57,8 @@ void slot::begin_request(const sapi::request& request) noexcept {
         length += take;
     }
     // A running request always has a start time above 0: the steady clock counts from boot.
-    publish_running({text, length}, std::max<std::int64_t>(steady_nanoseconds(request_start_), 1));
+    publish_running({text, length}, request.id,
+                    std::max<std::int64_t>(steady_nanoseconds(request_start_), 1));
 }
 
 void slot::end_request() noexcept {
@@ -67,15 +68,16 @@ void slot::end_request() noexcept {
     in_request_ = false;
     durations_.record(std::chrono::steady_clock::now() - request_start_);
     requests_served_.fetch_add(1, std::memory_order_relaxed);
-    publish_running({}, 0);
+    publish_running({}, 0, 0);
 }
 
-void slot::publish_running(std::string_view text, std::int64_t since) noexcept {
+void slot::publish_running(std::string_view text, std::uint64_t id, std::int64_t since) noexcept {
     // Single writer: only the slot thread publishes, so a plain increment is enough. The data
     // are stored with release: a reader that sees any of them sees the odd count before them.
     const std::uint32_t sequence = running_sequence_.load(std::memory_order_relaxed);
     running_sequence_.store(sequence + 1, std::memory_order_relaxed);
     running_since_.store(since, std::memory_order_release);
+    running_id_.store(id, std::memory_order_release);
     running_length_.store(static_cast<std::uint32_t>(text.size()), std::memory_order_release);
     for (std::size_t word = 0; word * 8 < text.size(); ++word) {
         std::uint64_t bits = 0;
@@ -86,46 +88,69 @@ void slot::publish_running(std::string_view text, std::int64_t since) noexcept {
     running_sequence_.store(sequence + 2, std::memory_order_release);
 }
 
-std::optional<running_request> slot::running() const {
+bool slot::copy_running(running_copy& out) const noexcept {
+    // A signal handler may read these: lock-free atomics are plain loads, never a lock.
+    static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+    static_assert(std::atomic<std::int64_t>::is_always_lock_free);
+    static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
     // A few tries: the slot thread writes for a few nanoseconds per request, so a reader that
-    // keeps colliding is looking at a slot that changes requests faster than it can read.
+    // keeps colliding is looking at a slot that changes requests faster than it can read (or,
+    // for the crash report, at a slot thread that stopped in the middle of a write).
     for (int attempt = 0; attempt < 8; ++attempt) {
         const std::uint32_t before = running_sequence_.load(std::memory_order_acquire);
         if (before % 2 != 0) {
+            // sched_yield(2): a system call, async-signal-safe as any.
             std::this_thread::yield();
             continue;
         }
         // Acquire loads: if one of them reads a store of a write in progress, the count read
         // after them is that write's odd one (or later), and the copy is thrown away.
         const std::int64_t since = running_since_.load(std::memory_order_acquire);
+        const std::uint64_t id = running_id_.load(std::memory_order_acquire);
         const std::size_t length = std::min<std::size_t>(
             running_length_.load(std::memory_order_acquire), running_text_capacity);
-        char text[running_text_capacity];
         for (std::size_t word = 0; word * 8 < length; ++word) {
             const std::uint64_t bits = running_text_[word].load(std::memory_order_acquire);
-            std::memcpy(text + word * 8, &bits, std::min<std::size_t>(8, length - word * 8));
+            std::memcpy(out.text.data() + word * 8, &bits,
+                        std::min<std::size_t>(8, length - word * 8));
         }
         if (running_sequence_.load(std::memory_order_relaxed) != before) {
             continue;
         }
         if (since == 0) {
-            return std::nullopt;
+            return false;
         }
-        const std::string_view all(text, length);
+        const std::string_view all(out.text.data(), length);
         const std::size_t first = all.find('\0');
         const std::size_t second =
             first == std::string_view::npos ? first : all.find('\0', first + 1);
-        running_request out;
         out.method = all.substr(0, first);
+        out.client = {};
+        out.uri = {};
         if (second != std::string_view::npos) {
             out.client = all.substr(first + 1, second - first - 1);
             out.uri = all.substr(second + 1);
         }
-        out.elapsed = std::chrono::nanoseconds(std::max<std::int64_t>(
-            steady_nanoseconds(std::chrono::steady_clock::now()) - since, 0));
-        return out;
+        out.id = id;
+        out.since = since;
+        return true;
     }
-    return std::nullopt;
+    return false;
+}
+
+std::optional<running_request> slot::running() const {
+    running_copy copy;
+    if (!copy_running(copy)) {
+        return std::nullopt;
+    }
+    running_request out;
+    out.method = copy.method;
+    out.client = copy.client;
+    out.uri = copy.uri;
+    out.id = copy.id;
+    out.elapsed = std::chrono::nanoseconds(std::max<std::int64_t>(
+        steady_nanoseconds(std::chrono::steady_clock::now()) - copy.since, 0));
+    return out;
 }
 
 void slot::count_restart(restart_reason reason) noexcept {

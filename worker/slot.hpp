@@ -47,8 +47,9 @@ constexpr bool is_crash(restart_reason reason) noexcept {
 /// The request a slot is running, as an observer sees it.
 struct running_request {
     std::string method;
-    std::string client;  ///< REMOTE_ADDR: the peer, or the client a trusted proxy named
-    std::string uri;     ///< the request-target, cut at slot::running_text_capacity bytes
+    std::string client;    ///< REMOTE_ADDR: the peer, or the client a trusted proxy named
+    std::string uri;       ///< the request-target, cut at slot::running_text_capacity bytes
+    std::uint64_t id = 0;  ///< the request id of the log lines about it (sapi::request::id)
     std::chrono::nanoseconds elapsed{0};  ///< since the slot thread took the request
 };
 
@@ -107,6 +108,22 @@ class slot {
     /// Bytes of method + client + URI kept for running(); longer URIs are cut.
     static constexpr std::size_t running_text_capacity = 256;
 
+    /// What running() reads, in fixed buffers: the views point into `text`.
+    struct running_copy {
+        std::array<char, running_text_capacity> text{};
+        std::string_view method;
+        std::string_view client;
+        std::string_view uri;
+        std::uint64_t id = 0;
+        std::int64_t since = 0;  ///< steady_clock nanoseconds when the slot thread took it
+    };
+
+    /// running() without allocating or blocking, for a reader that may do neither: the crash
+    /// report reads every slot from a signal handler. True when it copied a running request
+    /// into `out`; false between requests, or when the slot kept changing requests while it
+    /// read. Async-signal-safe; any thread.
+    bool copy_running(running_copy& out) const noexcept;
+
   private:
     friend class pool;
 
@@ -114,9 +131,9 @@ class slot {
     void begin_request(const sapi::request& request) noexcept;
     /// Slot thread: the request begun last is over (no-op when none is running).
     void end_request() noexcept;
-    /// Slot thread: publishes `text` (method + '\0' + client + '\0' + URI) and `since` for
-    /// running().
-    void publish_running(std::string_view text, std::int64_t since) noexcept;
+    /// Slot thread: publishes `text` (method + '\0' + client + '\0' + URI), the request's `id`
+    /// and `since` for running().
+    void publish_running(std::string_view text, std::uint64_t id, std::int64_t since) noexcept;
     /// Slot thread: counts a script start-up or restart.
     void count_boot() noexcept { boots_.fetch_add(1, std::memory_order_relaxed); }
     void count_restart(restart_reason reason) noexcept;
@@ -146,6 +163,7 @@ class slot {
     std::atomic<std::uint32_t> running_sequence_{0};
     std::atomic<std::int64_t> running_since_{0};  ///< steady_clock nanoseconds; 0: none
     std::atomic<std::uint32_t> running_length_{0};
+    std::atomic<std::uint64_t> running_id_{0};
     std::array<std::atomic<std::uint64_t>, running_text_words> running_text_{};
     std::chrono::steady_clock::time_point request_start_;  ///< slot thread only
     bool in_request_ = false;                              ///< slot thread only
