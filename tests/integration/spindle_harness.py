@@ -350,6 +350,22 @@ class SpindleServer:
             return None
         return self.exit_code
 
+    def expect_death(self, signum, timeout=10.0):
+        """Waits for the process to die of `signum` (a crash the test provokes) and returns its
+        exit code (-signum when it did), with its whole log read. Tear-down then checks that
+        exit code and the log, as after the test's own SIGTERM."""
+        self.terminated = True
+        self.expected_exit_code = -signum
+        try:
+            self.exit_code = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(
+                f"spindle did not die of signal {signum} within {timeout}s\n{self.log_tail()}"
+            ) from None
+        for reader in self._readers:
+            reader.join(timeout=2)
+        return self.exit_code
+
     def kill(self):
         if self.proc.poll() is None:
             self.proc.kill()
@@ -410,7 +426,8 @@ class SpindleServer:
             if self.exit_code is None:
                 problems.append("server did not exit after the test's SIGTERM")
             elif self.exit_code != self.expected_exit_code:
-                problems.append(f"server exited with {self.exit_code} after SIGTERM")
+                problems.append(f"server exited with {self.exit_code}, not "
+                                f"{self.expected_exit_code}, after the test's SIGTERM or crash")
         elif not self.is_alive():
             problems.append(f"server died during the test (exit code {self.proc.returncode})")
         else:

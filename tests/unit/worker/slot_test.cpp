@@ -43,6 +43,7 @@ job make_job(int n) {
     r->method = "M" + std::to_string(n);
     r->uri = uri_for(n);
     r->remote_addr = client_for(n);
+    r->id = static_cast<std::uint64_t>(n) + 1000;
     return r;
 }
 
@@ -80,10 +81,21 @@ TEST_F(SlotTest, RunningRequestIsNeverTornWhileTheSlotServes) {
                 const int n = std::stoi(r->method.substr(1));
                 const std::string expected = uri_for(n);
                 EXPECT_EQ(r->client, client_for(n));
+                EXPECT_EQ(r->id, static_cast<std::uint64_t>(n) + 1000);
                 // Cut at the capacity, method, client and separators included.
                 EXPECT_EQ(r->uri, expected.substr(0, slot::running_text_capacity -
                                                          r->method.size() - r->client.size() - 2));
                 seen.fetch_add(1);
+            }
+            // The crash report's reader, into fixed buffers: the same request, never torn.
+            slot::running_copy copy;
+            if (s.copy_running(copy)) {
+                ASSERT_TRUE(copy.method.starts_with("M")) << copy.method;
+                const int n = std::stoi(std::string(copy.method.substr(1)));
+                EXPECT_EQ(copy.client, client_for(n));
+                EXPECT_EQ(copy.id, static_cast<std::uint64_t>(n) + 1000);
+                EXPECT_TRUE(uri_for(n).starts_with(copy.uri)) << copy.uri;
+                EXPECT_GT(copy.since, 0);
             }
         }
     });
@@ -102,6 +114,8 @@ TEST_F(SlotTest, RunningRequestIsNeverTornWhileTheSlotServes) {
     EXPECT_EQ(s.requests_served(), static_cast<std::uint64_t>(requests));
     EXPECT_EQ(s.durations().count(), static_cast<std::uint64_t>(requests));
     EXPECT_EQ(s.running(), std::nullopt);
+    slot::running_copy after;
+    EXPECT_FALSE(s.copy_running(after));
     // Not a correctness condition, but the reader should have caught some requests running.
     RecordProperty("running_reads", seen.load());
 }
