@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdint>
 #include <ctime>
+#include <span>
 
 #include "server/signal_safe_writer.hpp"
 #include "worker/alternate_signal_stack.hpp"
@@ -22,8 +23,9 @@ namespace spindle::server {
 namespace {
 
 constexpr std::array fatal_signals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-// Frames of the native stack: the handler's own few, then what led to the crash.
-constexpr int max_frames = 64;
+// Frames of the native stack walked: the handler's own few, then what led to the crash; enough
+// for a whole 8 MiB thread stack that a recursion of small frames overflowed.
+constexpr int max_frames = 16'384;
 // How long a thread that crashes while another one reports waits for that report to end the
 // process before it ends it itself.
 constexpr int reporter_wait_steps = 200;
@@ -147,7 +149,9 @@ class report_writer {
     void native_stack() noexcept {
         // backtrace() walks the stack from here: the handler's frames, the kernel's signal
         // frame, then the code that crashed. The stack starts at the crash where it is found.
-        void* frames[max_frames];
+        // Static: too large for the alternate signal stack, and there is one reporter at a time
+        // (the `reporter` thread).
+        static void* frames[max_frames];
         const int count = backtrace(frames, max_frames);
         int first = 0;
         const std::uintptr_t pc = program_counter(fault_.context);
@@ -157,6 +161,8 @@ class report_writer {
                 break;
             }
         }
+        const stack_summary summary = summarize_stack(
+            std::span<void* const>(frames + first, static_cast<std::size_t>(count - first)));
         if (json_) {
             out_.text(R"(,"stack":[)");
         } else {
@@ -165,66 +171,87 @@ class report_writer {
         }
         out_.flush();
         // backtrace_symbols_fd() names each frame's object and symbol on a file descriptor;
-        // through a pipe each line is read back and indented or quoted here. Non-blocking: 64
-        // lines fit the pipe's 64 KiB; more would be dropped, not wait for ever.
+        // through a pipe each line is read back and indented or quoted here. Non-blocking: the
+        // 64 lines fit the pipe's 64 KiB; more would be dropped, not wait for ever.
+        void* shown[stack_summary::innermost + stack_summary::outermost];
+        for (std::size_t i = 0; i < summary.count; ++i) {
+            shown[i] = summary.lines[i].frame;
+        }
         int pipe_ends[2];
         if (pipe2(pipe_ends, O_NONBLOCK | O_CLOEXEC) != 0) {
             // No descriptor left for a pipe: the addresses alone (addr2line names them).
-            for (int i = first; i < count; ++i) {
-                frame(i - first, {}, reinterpret_cast<std::uintptr_t>(frames[i]));
+            for (std::size_t i = 0; i < summary.count; ++i) {
+                frame(summary.lines[i], {});
             }
         } else {
-            backtrace_symbols_fd(frames + first, count - first, pipe_ends[1]);
+            backtrace_symbols_fd(shown, static_cast<int>(summary.count), pipe_ends[1]);
             close(pipe_ends[1]);
-            frames_from(pipe_ends[0]);
+            frames_from(pipe_ends[0], summary);
             close(pipe_ends[0]);
         }
         out_.text(json_ ? "]" : "");
     }
 
-    // The lines backtrace_symbols_fd() wrote into the pipe `fd`.
-    void frames_from(int fd) noexcept {
-        // One reporter at a time (the `reporter` thread): static buffers keep the alternate
-        // signal stack free for backtrace() and the writer.
+    // The lines backtrace_symbols_fd() wrote into the pipe `fd` for `summary`'s frames.
+    void frames_from(int fd, const stack_summary& summary) noexcept {
+        // Static, as the frames: the alternate signal stack stays free for the writer.
         static char chunk[1024];
         static char line[4096];
         std::size_t length = 0;
-        int index = 0;
+        std::size_t index = 0;
         for (;;) {
             const ssize_t got = read(fd, chunk, sizeof chunk);
-            for (ssize_t i = 0; i < got; ++i) {
+            for (ssize_t i = 0; i < got && index < summary.count; ++i) {
                 if (chunk[i] != '\n') {
                     if (length < sizeof line) {
                         line[length++] = chunk[i];
                     }
                     continue;
                 }
-                frame(index++, {line, length}, 0);
+                frame(summary.lines[index++], {line, length});
                 length = 0;
             }
             if (got <= 0) {
                 break;
             }
         }
-        if (length > 0) {
-            frame(index, {line, length}, 0);
+        if (length > 0 && index < summary.count) {
+            frame(summary.lines[index], {line, length});
         }
     }
 
-    // One frame: its symbol line, or else its address.
-    void frame(int index, std::string_view symbol, std::uintptr_t address) noexcept {
-        if (json_) {
-            out_.text(index == 0 ? "\"" : ",\"");
-        } else {
-            out_.text("    ");
+    // One line of the stack: its symbol line (or else its address), with what was left out
+    // before it and how often it repeats.
+    void frame(const stack_line& shown, std::string_view symbol) noexcept {
+        if (shown.left_out_before > 0) {
+            stack_note().text("... ").decimal(shown.left_out_before).text(" frames left out ...");
+            end_stack_entry();
         }
+        start_stack_entry();
         if (symbol.empty()) {
-            out_.hex(address);
+            out_.hex(reinterpret_cast<std::uintptr_t>(shown.frame));
         } else {
             quoted(symbol);
         }
-        out_.text(json_ ? "\"" : "\n");
+        end_stack_entry();
+        if (shown.repeats > 0) {
+            stack_note().text("... the frame above ").decimal(shown.repeats).text(" more times");
+            end_stack_entry();
+        }
     }
+
+    void start_stack_entry() noexcept {
+        if (json_) {
+            out_.text(stack_entries_++ == 0 ? "\"" : ",\"");
+        } else {
+            out_.text("    ");
+        }
+    }
+    signal_safe_writer& stack_note() noexcept {
+        start_stack_entry();
+        return out_;
+    }
+    void end_stack_entry() noexcept { out_.text(json_ ? "\"" : "\n"); }
 
     void requests() noexcept {
         const worker::pool* pool = reported_pool.load(std::memory_order_acquire);
@@ -286,6 +313,7 @@ class report_writer {
 
     const fault& fault_;
     const bool json_;
+    int stack_entries_ = 0;  // JSON: entries of "stack" written so far
     signal_safe_writer out_{STDERR_FILENO};
 };
 
@@ -364,6 +392,40 @@ crash_report_scope::crash_report_scope(const worker::pool& pool) noexcept {
 
 crash_report_scope::~crash_report_scope() {
     reported_pool.store(nullptr, std::memory_order_release);
+}
+
+stack_summary summarize_stack(std::span<void* const> frames) noexcept {
+    stack_summary summary;
+    // The outermost lines go round a ring once the innermost ones are full; what falls out of
+    // it is counted as left out.
+    std::array<stack_line, stack_summary::outermost> ring{};
+    std::size_t ring_start = 0;
+    std::size_t ring_count = 0;
+    std::uint64_t left_out = 0;
+    stack_line* last = nullptr;
+    for (void* const frame : frames) {
+        if (last != nullptr && last->frame == frame) {
+            ++last->repeats;
+            continue;
+        }
+        if (summary.count < stack_summary::innermost) {
+            last = &summary.lines[summary.count++];
+        } else {
+            if (ring_count == ring.size()) {
+                left_out += 1 + ring[ring_start].repeats;
+                ring_start = (ring_start + 1) % ring.size();
+                --ring_count;
+            }
+            last = &ring[(ring_start + ring_count++) % ring.size()];
+        }
+        *last = stack_line{frame, 0, 0};
+    }
+    for (std::size_t i = 0; i < ring_count; ++i) {
+        stack_line& line = summary.lines[summary.count++];
+        line = ring[(ring_start + i) % ring.size()];
+        line.left_out_before = i == 0 ? left_out : 0;
+    }
+    return summary;
 }
 
 std::string_view signal_name(int signal) noexcept {

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string_view>
 
 namespace spindle::worker {
@@ -32,6 +36,29 @@ class crash_report_scope {
     crash_report_scope(const crash_report_scope&) = delete;
     crash_report_scope& operator=(const crash_report_scope&) = delete;
 };
+
+/// One line of a crash report's native stack.
+struct stack_line {
+    void* frame = nullptr;
+    /// Calls of the same frame right below it, shown as one line: a recursion that overflowed
+    /// the stack is thousands of them.
+    std::uint64_t repeats = 0;
+    /// Frames left out between the line before and this one (a stack too deep to show whole).
+    std::uint64_t left_out_before = 0;
+};
+
+/// The lines of a native stack as the report shows it.
+struct stack_summary {
+    static constexpr std::size_t innermost = 48;  ///< lines kept from the crash's end
+    static constexpr std::size_t outermost = 16;  ///< lines kept from the thread's start
+    std::array<stack_line, innermost + outermost> lines{};
+    std::size_t count = 0;
+};
+
+/// `frames` (innermost first, as backtrace() gives them) with each run of one repeated frame
+/// as one line, and only the innermost and outermost lines when there are more runs than fit.
+/// Async-signal-safe: no allocation.
+stack_summary summarize_stack(std::span<void* const> frames) noexcept;
 
 /// "SIGSEGV" for 11 and so on for the signals the report handles (and SIGKILL, SIGTERM, ...);
 /// "signal" for others. Async-signal-safe.

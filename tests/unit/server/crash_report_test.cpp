@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdint>
+#include <vector>
 
 namespace spindle::server {
 namespace {
@@ -35,6 +37,57 @@ TEST(CrashReport, NamesSignalCodesPerSignal) {
     // Unknown codes name nothing.
     EXPECT_EQ(signal_code_name(SIGSEGV, 99), "");
     EXPECT_EQ(signal_code_name(SIGABRT, 1), "");
+}
+
+// A fake frame address per number.
+void* at(std::uintptr_t n) {
+    return reinterpret_cast<void*>(0x1000 + n);
+}
+
+TEST(CrashReportStack, ShowsAShallowStackWhole) {
+    const std::vector<void*> frames{at(1), at(2), at(3)};
+    const stack_summary summary = summarize_stack(frames);
+    ASSERT_EQ(summary.count, 3u);
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(summary.lines[i].frame, frames[i]);
+        EXPECT_EQ(summary.lines[i].repeats, 0u);
+        EXPECT_EQ(summary.lines[i].left_out_before, 0u);
+    }
+    EXPECT_EQ(summarize_stack({}).count, 0u);
+}
+
+TEST(CrashReportStack, FoldsARecursionIntoOneLine) {
+    // The crash, 5000 calls of one recursive frame, then the engine and the thread's start.
+    std::vector<void*> frames{at(1)};
+    frames.insert(frames.end(), 5000, at(2));
+    frames.push_back(at(3));
+    frames.push_back(at(4));
+    const stack_summary summary = summarize_stack(frames);
+    ASSERT_EQ(summary.count, 4u);
+    EXPECT_EQ(summary.lines[1].frame, at(2));
+    EXPECT_EQ(summary.lines[1].repeats, 4999u);
+    EXPECT_EQ(summary.lines[2].frame, at(3));
+    EXPECT_EQ(summary.lines[3].frame, at(4));
+}
+
+TEST(CrashReportStack, KeepsTheInnermostAndOutermostOfADeepStack) {
+    // 200 different frames, and one of the left-out ones repeats 9 times.
+    std::vector<void*> frames;
+    for (std::uintptr_t n = 0; n < 200; ++n) {
+        frames.insert(frames.end(), n == 100 ? 10 : 1, at(n));
+    }
+    const stack_summary summary = summarize_stack(frames);
+    ASSERT_EQ(summary.count, stack_summary::innermost + stack_summary::outermost);
+    for (std::size_t i = 0; i < stack_summary::innermost; ++i) {
+        EXPECT_EQ(summary.lines[i].frame, at(i));
+        EXPECT_EQ(summary.lines[i].left_out_before, 0u);
+    }
+    const stack_line& first_outer = summary.lines[stack_summary::innermost];
+    EXPECT_EQ(first_outer.frame, at(200 - stack_summary::outermost));
+    // Frames 48..183, the nine repeats included.
+    EXPECT_EQ(first_outer.left_out_before, 200 - 48 - 16 + 9u);
+    EXPECT_EQ(summary.lines[summary.count - 1].frame, at(199));
+    EXPECT_EQ(summary.lines[summary.count - 1].left_out_before, 0u);
 }
 
 }  // namespace
