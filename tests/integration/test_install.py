@@ -4,6 +4,7 @@ PREFIX/etc/spindle. The tree is installed, then moved, and must still find every
 the binary rather than in the PHP build cache."""
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,6 +13,8 @@ import pytest
 
 from spindle_harness import FIXTURES, SpindleServer, check_servers
 from spindle_http import Conn
+
+SANITIZER_VARIABLES = ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "USE_ZEND_ALLOC")
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +51,10 @@ def test_php_cli_reads_the_trees_ini_and_extensions(installed):
               "ini_get('date.timezone'), '|', ini_get('default_charset'), '|', "
               "var_export(getenv('PHP_INI_SCAN_DIR'), true), '|', "
               "var_export(extension_loaded('Zend OPcache'), true);")
-    env = {"PATH": f"{installed / 'bin'}:/usr/bin:/bin"}
+    # A bare environment, but for what a sanitizer run needs (scripts/sanitize.sh: the dlopen
+    # shim that drops RTLD_DEEPBIND, and the sanitizers' options).
+    env = {"PATH": f"{installed / 'bin'}:/usr/bin:/bin",
+           **{name: os.environ[name] for name in SANITIZER_VARIABLES if name in os.environ}}
     result = subprocess.run(["php", "-r", script], env=env, check=True, capture_output=True,
                             text=True, timeout=30)
     assert result.stdout.split("|") == [
