@@ -86,13 +86,12 @@ class report_writer {
 
   private:
     // Text from outside (a thread name, a URI), escaped for the format.
-    report_writer& quoted(std::string_view s) noexcept {
+    void quoted(std::string_view s) noexcept {
         if (json_) {
             out_.json_escaped(s);
         } else {
             out_.printable(s);
         }
-        return *this;
     }
 
     bool was_sent() const noexcept { return fault_.info->si_code <= 0; }
@@ -330,6 +329,8 @@ void end_with(int signal) noexcept {
     raise(signal);
 }
 
+// The handler: runs on the thread that crashed (on its alternate signal stack if it has one),
+// with the other fatal signals blocked.
 void on_fatal_signal(int signal, siginfo_t* info, void* context) {
     fault f;
     f.signal = signal;
