@@ -294,6 +294,7 @@ std::string threads_json(const worker::pool& pool, bool draining, double now) {
             request = {{"method", running->method},
                        {"client", running->client},
                        {"uri", running->uri},
+                       {"id", running->id},
                        {"running_ms",
                         std::chrono::duration<double, std::milli>(running->elapsed).count()}};
         }

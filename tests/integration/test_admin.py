@@ -374,6 +374,9 @@ def test_threads_show_every_slot_and_the_request_it_runs(spindle, mode):
         time.sleep(0.3)
         later = threads(srv)["threads"][busy["index"]]
         assert later["request"]["running_ms"] > busy["request"]["running_ms"] >= 0
+        # The request id (the crash report's `req N`) stays the request's while it runs.
+        assert isinstance(busy["request"]["id"], int) and busy["request"]["id"] > 0
+        assert later["request"]["id"] == busy["request"]["id"]
         assert slow.result(timeout=15).status == 200
 
     def finished():
