@@ -129,6 +129,15 @@ def pytest_generate_tests(metafunc):
                              scope="session")
 
 
+def rss_bytes(pid):
+    """Resident memory of process `pid` (VmRSS), in bytes."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError(f"no VmRSS for {pid}")
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now, for a server a test starts."""
     with socket.socket() as sock:

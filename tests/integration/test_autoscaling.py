@@ -10,17 +10,9 @@ import time
 
 import pytest
 
-from spindle_harness import FIXTURES
+from spindle_harness import FIXTURES, rss_bytes
 
 APP = FIXTURES / "autoscaling"
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError(f"no VmRSS for {pid}")
 
 
 def scaling_server(spindle_run, mode, num_threads=4, max_threads=32, worker_num=3,

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from spindle_harness import FIXTURES
+from spindle_harness import FIXTURES, rss_bytes
 
 APP = FIXTURES / "recycling"
 MIB = 1024 * 1024
@@ -19,14 +19,6 @@ WORKER_RECYCLED = re.compile(
 CLASSIC_RECYCLED = re.compile(
     r"classic thread holds (\d+) MiB of PHP memory, over max_memory \(8 MiB\); its PHP "
     r"thread state is recycled")
-
-
-def rss_bytes(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError(f"no VmRSS for {pid}")
 
 
 def leaking_worker(spindle_run):
