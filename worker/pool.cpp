@@ -571,7 +571,10 @@ job pool::take_job(std::size_t index) {
         return next;
     }
     g.idle.push_back(index);
-    s.idle_since_ = std::chrono::steady_clock::now();
+    // Only a group that can shrink reads it: the others skip the clock on this hot path.
+    if (g.options.max_threads > g.options.num_threads) {
+        s.idle_since_ = std::chrono::steady_clock::now();
+    }
     if (first_boot) {
         lock.unlock();
         mark_booted(index);

@@ -291,6 +291,8 @@ class pool {
 
     // Autoscaling (thread_scaler.cpp), on the scaler thread.
     void run_scaler();
+    /// Live threads of the groups that serve or boot (the count max_threads bounds).
+    std::size_t live_threads() const;
     /// The longest any group that may grow has had a request waiting; nullopt: none waits.
     std::optional<std::chrono::steady_clock::duration> longest_stall(
         std::chrono::steady_clock::time_point now) const;

@@ -115,14 +115,29 @@ std::vector<double> pool::sample_cpu_wait(std::vector<thread_sample>& last,
     return wait;
 }
 
-std::optional<std::chrono::steady_clock::duration> pool::longest_stall(
-    std::chrono::steady_clock::time_point now) const {
-    std::optional<std::chrono::steady_clock::duration> longest;
+std::size_t pool::live_threads() const {
+    // A retiring generation's draining threads do not count against max_threads: its
+    // successor replaces them.
     std::size_t live = 0;
     for (std::size_t i = 0; i < group_count(); ++i) {
         const group& g = group_at(i);
         std::lock_guard lock(g.mutex);
         live += g.state == group_state::serving || g.state == group_state::booting ? g.threads : 0;
+    }
+    return live;
+}
+
+std::optional<std::chrono::steady_clock::duration> pool::longest_stall(
+    std::chrono::steady_clock::time_point now) const {
+    // At max_threads nothing can be added: no reason to watch the queues until a thread ends
+    // (the next shrink) or a queue starts again.
+    if (live_threads() >= max_threads_) {
+        return std::nullopt;
+    }
+    std::optional<std::chrono::steady_clock::duration> longest;
+    for (std::size_t i = 0; i < group_count(); ++i) {
+        const group& g = group_at(i);
+        std::lock_guard lock(g.mutex);
         if (g.state != group_state::serving || g.stopping || g.queue.empty() ||
             g.threads >= g.options.max_threads) {
             continue;
@@ -130,9 +145,7 @@ std::optional<std::chrono::steady_clock::duration> pool::longest_stall(
         const auto waited = now - g.queue.front().since;
         longest = longest ? std::max(*longest, waited) : waited;
     }
-    // At max_threads nothing can be added: no reason to watch the queues until a thread ends
-    // (the next shrink) or a queue starts again.
-    return live < max_threads_ ? longest : std::nullopt;
+    return longest;
 }
 
 void pool::grow(std::chrono::steady_clock::time_point now, double cpu_usage,
@@ -144,35 +157,31 @@ void pool::grow(std::chrono::steady_clock::time_point now, double cpu_usage,
             return;
         }
     }
-    // Live threads of the groups that serve or boot: a retiring generation's draining threads
-    // do not count against max_threads (its successor replaces them).
-    std::size_t live = 0;
-    for (std::size_t i = 0; i < group_count(); ++i) {
-        const group& g = group_at(i);
-        std::lock_guard lock(g.mutex);
-        live += g.state == group_state::serving || g.state == group_state::booting ? g.threads : 0;
-    }
-    for (std::size_t i = 0; i < group_count() && live < max_threads_; ++i) {
-        group& g = group_at(i);
-        std::size_t booting = 0;
-        for (const auto& s : slots_) {
-            booting += group_of(s->index()) == i && s->state() == slot_state::booting ? 1 : 0;
+    std::size_t live = live_threads();
+    // Threads added to each group that have not taken a request yet: they will take queued
+    // ones.
+    std::vector<std::size_t> booting(group_count());
+    for (const auto& s : slots_) {
+        const std::size_t group = group_of(s->index());
+        if (group < booting.size() && s->state() == slot_state::booting) {
+            ++booting[group];
         }
+    }
+    for (std::size_t i = 0; i < booting.size() && live < max_threads_; ++i) {
+        group& g = group_at(i);
+        const double wait = i < cpu_wait.size() ? cpu_wait[i] : 0.0;
         std::vector<std::size_t> added;
         std::size_t queued = 0;
         std::size_t threads = 0;
-        double group_wait = 0;
         {
             std::lock_guard lock(g.mutex);
             if (g.state != group_state::serving || g.stopping || g.queue.empty() ||
                 now - g.queue.front().since < min_stall) {
                 continue;
             }
-            const double wait = i < cpu_wait.size() ? cpu_wait[i] : 0.0;
             const std::size_t count =
-                threads_to_add({g.queue.size(), booting, g.threads, g.options.max_threads,
+                threads_to_add({g.queue.size(), booting[i], g.threads, g.options.max_threads,
                                 max_threads_ - live, cpu_usage, wait});
-            group_wait = wait;
             added = spare_slots(count);
             for (const std::size_t index : added) {
                 slot_group_[index].store(i, std::memory_order_release);
@@ -195,8 +204,8 @@ void pool::grow(std::chrono::steady_clock::time_point now, double cpu_usage,
             spdlog::get("worker")->info(
                 "{}: {} requests waiting, CPU {:.0f}% used, {:.0f}% of its threads' time waiting "
                 "for a CPU: added {} PHP thread(s), {} now (max {})",
-                g.options.name, queued, cpu_usage * 100, group_wait * 100, added.size(), threads,
-                std::min(g.options.max_threads, max_threads_));
+                g.options.name, queued, cpu_usage * 100, wait * 100, added.size(), threads,
+                g.options.max_threads);
         }
     }
 }
