@@ -44,7 +44,7 @@ test_packages=(
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
   # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
-  postgresql redis-server slowhttptest
+  postgresql redis-server memcached slowhttptest
   # tests/integration/test_systemd.py checks the unit file with systemd-analyze
   systemd
   # the ACME test CA (pebble) and its DNS stub (pebble-challtestsrv) that

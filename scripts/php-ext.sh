@@ -5,7 +5,9 @@
 # do for the official images. Debian's php8.2-* packages are built without thread safety and
 # cannot be loaded into this PHP; their sources can.
 #
-#   scripts/php-ext.sh redis apcu imagick      Debian's source package php-NAME (apt-get source)
+#   scripts/php-ext.sh redis apcu imagick      Debian's source package php-NAME (apt-get source),
+#                                              or, where the mirror lacks it, the upstream
+#                                              release in third_party/pecl (memcached, yaml, pcov)
 #   scripts/php-ext.sh ./redis-6.0.2.tgz       a PECL tarball
 #   scripts/php-ext.sh ./my-extension/         a source directory with a config.m4
 #   scripts/php-ext.sh --no-enable redis       build and install, leave php.ini alone
@@ -27,6 +29,7 @@ die() {
 }
 
 cache_root=${SPINDLE_CACHE:-/var/cache/spindle}
+repo_root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${JOBS:-$(nproc)}
 enable=1
 list=0
@@ -38,7 +41,7 @@ for arg in "$@"; do
     --list) list=1 ;;
     --runtime-packages) runtime_packages=1 ;;
     -h | --help)
-      sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     -*) die "unknown option $arg (see --help)" ;;
@@ -107,14 +110,28 @@ debian_tarball() {  # debian_tarball NAME
   mkdir -p "$dir"
   existing=$(ls "$dir"/*.orig.tar.* 2>/dev/null | grep -v '\.asc$' | sort -V | tail -n1 || true)
   if [[ -z $existing ]]; then
+    # A mirror that failed within the last day is not asked again: a cached build's second
+    # run stays a matter of seconds.
+    if [[ -n $(find "$dir/unavailable" -mmin -1440 2>/dev/null) ]]; then
+      log "$1: Debian's source package was unavailable at $(cat "$dir/unavailable"); retried after a day"
+      return 1
+    fi
     log "$1: downloading Debian's source package php-$1"
     if ! (cd "$dir" && apt-get source --download-only "php-$1" >&2); then
-      # Sources missing from the apt lists: scripts/build-php.sh adds the deb-src entries.
-      die "$1: apt-get source php-$1 failed; is there a deb-src entry (scripts/build-php.sh adds one)?"
+      log "$1: apt-get source php-$1 failed (a missing deb-src entry, which scripts/build-php.sh adds, or a mirror without the files)"
+      date -u '+%Y-%m-%d %H:%M UTC' >"$dir/unavailable"
+      return 1
     fi
+    rm -f "$dir/unavailable"
     existing=$(ls "$dir"/*.orig.tar.* | grep -v '\.asc$' | sort -V | tail -n1)
   fi
   echo "$existing"
+}
+
+# The copy of NAME's upstream release in third_party/pecl, if the repository carries one:
+# the fallback for extensions whose Debian sources the mirror does not serve.
+vendored_source() {  # vendored_source NAME
+  ls -d "$repo_root/third_party/pecl/$1"-[0-9]*/ 2>/dev/null | sort -V | tail -n1
 }
 
 # The source directory to build in an unpacked tree: the one config.m4 at the top, or, in
@@ -131,11 +148,29 @@ pick_source_dir() {  # pick_source_dir TREE
 }
 
 build_one() {  # build_one SOURCE
-  local source=$1 label kind identity
-  if [[ -d $source ]]; then
+  local source=$1 label kind= identity
+  # A bare name that is no file here: Debian's php-NAME, or the copy in third_party/pecl.
+  if [[ ! -e $source && $source =~ ^[a-z][a-z0-9_]*$ ]]; then
+    label=$source
+    check_packages "$label"
+    local tarball vendored
+    if tarball=$(debian_tarball "$label"); then
+      kind=debian
+      source=$tarball
+      identity=$(basename "$source")
+    elif vendored=$(vendored_source "$label") && [[ -n $vendored ]]; then
+      log "$label: building the upstream release in ${vendored#"$repo_root"/} instead"
+      source=${vendored%/}
+    else
+      die "$label: no Debian source package and no copy in third_party/pecl; give a PECL tarball or a source directory"
+    fi
+  fi
+  if [[ $kind == debian ]]; then
+    :
+  elif [[ -d $source ]]; then
     kind=directory
     source=$(cd "$source" && pwd)
-    label=$(basename "$source")
+    label=$(basename "$source" | sed -E 's/-[0-9][^-]*$//')
     # A directory's identity is its content: an edit rebuilds it.
     identity=$(cd "$source" && find . -type f ! -path './.git/*' ! -path './modules/*' \
       ! -name '*.o' ! -name '*.lo' ! -name '*.la' | LC_ALL=C sort | xargs -d '\n' sha256sum | sha256sum)
@@ -144,12 +179,6 @@ build_one() {  # build_one SOURCE
     source=$(cd "$(dirname "$source")" && pwd)/$(basename "$source")
     label=$(basename "$source" | sed -E 's/\.(tgz|tar\.[a-z0-9]+)$//; s/-[0-9][^-]*$//')
     identity=$(sha256sum <"$source")
-  elif [[ $source =~ ^[a-z][a-z0-9_]*$ ]]; then
-    kind=debian
-    label=$source
-    check_packages "$label"
-    source=$(debian_tarball "$label")
-    identity=$(basename "$source")
   else
     die "$source: neither a directory, a tarball nor an extension name"
   fi
@@ -184,6 +213,8 @@ build_one() {  # build_one SOURCE
   dir=$(pick_source_dir "$work/src")
   local version
   version=$(basename "$dir")
+  # A directory is copied to src/: name the folder it came from.
+  [[ $dir == "$work/src" && $kind == directory ]] && version=$(basename "$source")
   log "$label: building $version with $prefix/bin/phpize"
   if ! (cd "$dir" && "$prefix/bin/phpize" >"$work/phpize.log" 2>&1); then
     tail -n 20 "$work/phpize.log" >&2

@@ -1,4 +1,4 @@
-"""Real services for the tests of PHP extensions: Redis and PostgreSQL from Debian's
+"""Real services for the tests of PHP extensions: Redis, Memcached and PostgreSQL from Debian's
 packages (scripts/install-deps.sh), each started on 127.0.0.1 and a free port with a fresh
 data directory, no system service and no /etc configuration, and stopped at the end of the
 session. A missing program fails the test that needs it, naming the package."""
@@ -143,6 +143,29 @@ def read_reply(stream):
     raise AssertionError(f"unexpected Redis reply {line!r}")
 
 
+class Memcached(Service):
+    name = "memcached"
+
+    def command(self):
+        # memcached refuses to run as root unless told which user to be.
+        user = ["-u", "memcache"] if os.geteuid() == 0 else []
+        return [program("memcached", "memcached"), "-l", "127.0.0.1", "-p", str(self.port),
+                "-U", "0", "-m", "64", *user]
+
+    def stat(self, name):
+        """One counter of the server's `stats`, as the test's view of its connections."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
+            sock.sendall(b"stats\r\n")
+            replies = sock.makefile("rb")
+            for line in replies:
+                fields = line.decode().split()
+                if fields == ["END"]:
+                    break
+                if fields[:2] == ["STAT", name]:
+                    return int(fields[2])
+        raise AssertionError(f"memcached has no stat {name}")
+
+
 class PostgreSQL(Service):
     """A cluster of its own (initdb, trust authentication on 127.0.0.1 only); `restart()`
     stops and starts it on the same port, as an operator's restart would."""
@@ -213,4 +236,5 @@ def service_fixture(kind):
 
 
 redis_server = service_fixture(Redis)
+memcached_server = service_fixture(Memcached)
 postgres_server = service_fixture(PostgreSQL)

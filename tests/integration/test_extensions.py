@@ -2,7 +2,7 @@
 threaded server and in php-cli, an extension built from source with phpize, and the PECL
 extensions scripts/php-ext.sh builds (scripts/test.sh builds them with --no-enable; each test
 loads what it needs with `extension=NAME`), used from 8 PHP threads at once against real
-Redis and PostgreSQL servers."""
+Redis, Memcached and PostgreSQL servers."""
 
 import json
 import re
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from services import postgres_server, redis_server  # noqa: F401 (fixtures)
+from services import memcached_server, postgres_server, redis_server  # noqa: F401 (fixtures)
 from spindle_harness import EXECUTOR, FIXTURES
 from spindle_http import Conn
 from test_php_cli import php_cli
@@ -56,9 +56,10 @@ def load(*names):
     return flags
 
 
-def start(spindle, mode, tmp_path, script, *flags, env=None):
-    """A server for one fixture on THREADS PHP threads in either mode."""
-    root = app_with(tmp_path, script)
+def start(spindle, mode, tmp_path, script, *flags, env=None, files=()):
+    """A server for one fixture (and the plain `files` it includes) on THREADS PHP threads in
+    either mode."""
+    root = app_with(tmp_path, script, *files)
     threads = ["--threads", str(THREADS)] if mode == "classic" else []
     return spindle(root, *flags, *threads, env=env, worker_threads=THREADS)
 
@@ -184,7 +185,8 @@ def test_php_ext_lists_the_extensions_the_suite_uses_and_reuses_their_builds(php
                             capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed
     names = {line.split()[0] for line in listed.stdout.splitlines()}
-    expected = {"redis", "apcu", "igbinary", "msgpack", "imagick", "xdebug"}
+    expected = {"redis", "apcu", "igbinary", "msgpack", "imagick", "xdebug", "memcached", "yaml",
+                "pcov"}
     assert expected <= names, f"not built: {sorted(expected - names)} (scripts/test.sh builds them)"
     again = subprocess.run([str(REPO / "scripts" / "php-ext.sh"), "--no-enable", "apcu"],
                            env=env, capture_output=True, text=True, timeout=60)
@@ -218,20 +220,20 @@ def test_redis_connections_per_request_or_kept_by_each_worker_thread(spindle, mo
         assert len(clients) == len(responses), "a classic request reused a connection"
 
 
-def test_redis_sessions_never_mix_under_concurrent_clients(spindle, mode, tmp_path, redis_server):
-    srv = start(spindle, mode, tmp_path, "redis_session.php", *load("redis"),
-                env={"REDIS_PORT": str(redis_server.port)})
+def sessions_never_mix(srv, script):
+    """CLIENTS clients at once, each signing in under its own name and counting its requests
+    in its session: every answer is its own."""
     failures = []
 
     def client(n):
         try:
             with Conn(srv.port, timeout=30) as conn:
-                r = conn.request("GET", f"/redis_session.php?name=user{n}")
+                r = conn.request("GET", f"/{script}?name=user{n}")
                 assert r.status == 200, r
                 cookie = r.header("Set-Cookie").split(";")[0]
                 assert r.json() == {"name": f"user{n}", "count": 1}, r.json()
                 for count in range(2, 8):
-                    r = conn.request("GET", "/redis_session.php", headers=[("Cookie", cookie)])
+                    r = conn.request("GET", f"/{script}", headers=[("Cookie", cookie)])
                     assert r.status == 200, r
                     assert r.json() == {"name": f"user{n}", "count": count}, r.json()
         except Exception as e:  # reported below with the client's number
@@ -243,6 +245,40 @@ def test_redis_sessions_never_mix_under_concurrent_clients(spindle, mode, tmp_pa
     for t in threads:
         t.join(timeout=60)
     assert not failures, failures
+
+
+def test_redis_sessions_never_mix_under_concurrent_clients(spindle, mode, tmp_path, redis_server):
+    srv = start(spindle, mode, tmp_path, "redis_session.php", *load("redis"),
+                env={"REDIS_PORT": str(redis_server.port)})
+    sessions_never_mix(srv, "redis_session.php")
+
+
+def test_memcached_counts_atomically_from_every_thread(spindle, mode, tmp_path, memcached_server):
+    srv = start(spindle, mode, tmp_path, "memcached.php", *load("memcached"),
+                env={"MEMCACHED_PORT": str(memcached_server.port)})
+    before = memcached_server.stat("total_connections")
+    responses = ok_json(get_all(srv, [f"/memcached.php?key={srv.mode}{i}" for i in range(200)]))
+    for i, data in enumerate(responses):
+        assert data["owner"] == f"{srv.mode}{i}", data
+        assert data["result"] == "SUCCESS", data
+    # One atomic counter on the server: 200 distinct values, none lost or repeated.
+    values = [d["value"] for d in responses]
+    assert len(set(values)) == 200, sorted(values)
+    # Less the connection that asks (the server counts it before it answers).
+    opened = memcached_server.stat("total_connections") - before - 1
+    if srv.mode == "worker":
+        srv.kept_fds = THREADS
+        # Each resident thread keeps its client and its connection.
+        assert opened <= THREADS, opened
+    else:
+        assert opened >= 200, f"classic requests opened only {opened} connections"
+
+
+def test_memcached_sessions_never_mix_under_concurrent_clients(spindle, mode, tmp_path,
+                                                               memcached_server):
+    srv = start(spindle, mode, tmp_path, "memcached_session.php", *load("memcached"),
+                env={"MEMCACHED_PORT": str(memcached_server.port)})
+    sessions_never_mix(srv, "memcached_session.php")
 
 
 def test_postgresql_through_pdo_on_every_thread_and_across_a_restart(spindle, mode, tmp_path,
@@ -303,3 +339,25 @@ def test_xdebug_loads_as_a_zend_extension(spindle, mode, tmp_path):
         assert data["version"].startswith("3.")
         # develop mode's var_dump() names where it was called from: xdebug is at work.
         assert "xdebug.php:" in data["dump"] and "int(42)" in data["dump"], data
+
+
+def test_yaml_parses_and_emits_on_every_thread(spindle, mode, tmp_path):
+    srv = start(spindle, mode, tmp_path, "yaml.php", *load("yaml"))
+    for i, data in enumerate(ok_json(get_all(srv, [f"/yaml.php?id={i}" for i in range(64)]))):
+        assert data["round_trip"] is True, data
+        assert data["parsed"] == {"id": i, "name": f"request-{i}", "tags": ["a", "b"],
+                                  "nested": {"half": i / 2}}, data
+
+
+def test_pcov_collects_each_requests_own_coverage(spindle, mode, tmp_path):
+    srv = start(spindle, mode, tmp_path, "pcov.php", *load("pcov"), "--php-ini-set",
+                "pcov.enabled=1", "--php-ini-set", f"pcov.directory={tmp_path / 'root'}",
+                files=["pcov_covered.php"])
+    responses = ok_json(get_all(srv, [f"/pcov.php?n={n}" for n in range(64)]))
+    for n, data in enumerate(responses):
+        # pcov marks a line 1 once it ran and -1 while it only could have: the branch this
+        # request took, never one another thread or request took.
+        if n % 2 == 0:
+            assert data == {"branch": "even", "even_line": 1, "odd_line": -1}, (n, data)
+        else:
+            assert data == {"branch": "odd", "even_line": -1, "odd_line": 1}, (n, data)
