@@ -317,7 +317,8 @@ $wgUploadDirectory = "{base}/images";
         self.procs.append(proc)
         return proc
 
-    def start_fpm(self, app, env):
+    def start_fpm(self, app, env, children=8, max_requests=0, wrapper=()):
+        """nginx + php-fpm (pm static); wrapper: a command php-fpm runs under (valgrind)."""
         folder = self.tmp / f"fpm-{app}"
         folder.mkdir()
         user = f"user = {self.user.pw_name}\ngroup = {self.user.pw_name}\n" if self.user else ""
@@ -332,12 +333,13 @@ daemonize = no
 {user}listen = {folder}/php-fpm.sock
 {owner}listen.mode = 0660
 pm = static
-pm.max_children = 8
+pm.max_children = {children}
+pm.max_requests = {max_requests}
 """)
         ini = [arg for key, value in PHP_INI.items() for arg in ("-d", f"{key}={value}")]
-        proc = self.spawn(f"php-fpm-{app}", [FPM, "-F", "-y", str(folder / "php-fpm.conf"),
-                                             *ini], as_user=False)
-        deadline = time.monotonic() + 20
+        proc = self.spawn(f"php-fpm-{app}", [*wrapper, FPM, "-F", "-y",
+                                             str(folder / "php-fpm.conf"), *ini], as_user=False)
+        deadline = time.monotonic() + 300
         while not (folder / "php-fpm.sock").exists():
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"php-fpm for {app} did not start (see {self.out}/logs)")
@@ -389,7 +391,7 @@ http {{
                                             str(folder) + "/"], as_user=False)
         self.wait_port(port, nginx, f"nginx for {app}")
         return {"port": port, "pids": lambda: tree(nginx.pid) + tree(proc.pid),
-                "procs": [nginx, proc]}
+                "procs": [nginx, proc], "php": proc}
 
     @staticmethod
     def web_root(app):
@@ -402,13 +404,14 @@ http {{
             return LARAVEL / "public", "index.php", ""
         return SYMFONY / "public", "classic.php", ""
 
-    def start_spindle(self, app, mode, env):
+    def start_spindle(self, app, mode, env, threads=None, wrapper=()):
+        """Spindle from a Caddyfile; wrapper: a command it runs under (valgrind, strace)."""
         port = free_port()
         root, index, _ = self.web_root(app)
         envs = "".join(f"\t\tenv {k} {v}\n" for k, v in env.items())
         ini = "".join(f"\t\tphp_ini {k} {v}\n" for k, v in PHP_INI.items())
         inner = envs
-        threads = self.args.threads
+        threads = threads or self.args.threads
         if mode == "worker":
             threads += 1
             inner += (f"\t\tworker {{\n\t\t\tfile {SYMFONY}/public/index.php\n"
@@ -437,16 +440,17 @@ http://127.0.0.1:{port} {{
 {inner}	}}
 }}
 """)
-        proc = self.spawn(f"spindle-{app}-{mode}", [self.args.spindle, "run", "--config",
-                                                    str(caddyfile)])
+        proc = self.spawn(f"spindle-{app}-{mode}", [*wrapper, self.args.spindle, "run",
+                                                    "--config", str(caddyfile)])
         self.wait_port(port, proc, f"spindle {mode} for {app}")
-        return {"port": port, "pids": lambda: [proc.pid], "procs": [proc]}
+        return {"port": port, "pids": lambda: [proc.pid], "procs": [proc], "php": proc}
 
     def wait_port(self, port, proc, what):
-        deadline = time.monotonic() + 30
+        # Minutes: under valgrind, the first request compiles the app's scripts slowly.
+        deadline = time.monotonic() + 600
         while True:
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=300).close()
                 return
             except urllib.error.HTTPError:
                 return
@@ -504,7 +508,8 @@ http://127.0.0.1:{port} {{
     def check(self, page, server, url):
         _, name, _, check, _ = page
         try:
-            with urllib.request.urlopen(url, timeout=30) as response:
+            # Minutes under valgrind (bench/app_profile.py).
+            with urllib.request.urlopen(url, timeout=600) as response:
                 status, body = response.status, response.read().decode(errors="replace")
         except urllib.error.HTTPError as error:
             status, body = error.code, error.read().decode(errors="replace")
