@@ -12,7 +12,8 @@
 # bench/run.sh) behind nginx, which is not counted; the child's start-up is included, spread
 # over the REQUESTS it serves. Needs valgrind, curl; fpm needs nginx and php8.2-fpm; run as
 # root. Prints the total per request, by object file and the TOP functions (default 15);
-# KEEP_PROFILE=FILE keeps the callgrind profile for callgrind_annotate.
+# KEEP_PROFILE=FILE keeps the callgrind profile for callgrind_annotate. The pages of the real
+# applications (WordPress, MediaWiki, Laravel, Symfony) are bench/app_profile.py's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -3,7 +3,7 @@
 # installs wrk, nginx, php8.2-fpm and gnuplot from Debian if missing, starts every server on
 # 127.0.0.1 from configs generated into a temp dir, checks each response body, then runs wrk
 # (warm-up, measured runs, median) and prints one table per scenario. Run as root.
-#   bench/run.sh [--duration 10s] [--runs 3] [--quick] [--only SCENARIO,..] [--out DIR]
+#   bench/run.sh [--duration 10s] [--runs 3] [--quick] [--only SCENARIO,..] [--apps] [--out DIR]
 #   bench/run.sh --help
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +31,11 @@ Scenarios (all by default):
   https      hello over TLS (a certificate from spindle cert, TLS 1.3): nginx TLS
              return 200 (the HTTPS ceiling), nginx TLS + php-fpm, Spindle worker
              with --tls-cert                                                  c=32
+  apps       real applications (bench/real_apps.py, the apps of tests/apps): WordPress
+             front page, a post with comments, REST posts; MediaWiki article view
+             and API query; Laravel Eloquent + Blade; Symfony router + Twig
+             (worker too); nginx + php-fpm against Spindle classic, on the same
+             MariaDB / PostgreSQL, the same php.ini values                 c=8, 64
 
 Options:
   --duration D     length of each measured wrk run (default 10s)
@@ -38,6 +43,7 @@ Options:
   --runs N         measured runs per server and case; the median is reported (default 3)
   --quick          smoke check: --duration 2s --warmup 1s --runs 1
   --only LIST      comma-separated scenarios, e.g. --only hello,static
+  --apps           only the real applications: --only apps
   --out DIR        where results go (default bench/out): results.tsv (medians),
                    runs.tsv (every run), results.md (the tables), chart.svg, logs/
   --no-build       use build-release/spindle as it is
@@ -66,7 +72,7 @@ log() {
 duration=10s
 warmup=3s
 runs=3
-only=hello,vars,bootstrap,static,post,gzip,sweep,https
+only=hello,vars,bootstrap,static,post,gzip,sweep,https,apps
 out=bench/out
 build=1
 while (($# > 0)); do
@@ -76,6 +82,7 @@ while (($# > 0)); do
     --runs) runs=${2:?--runs needs a value}; shift 2 ;;
     --quick) duration=2s; warmup=1s; runs=1; shift ;;
     --only) only=${2:?--only needs a value}; shift 2 ;;
+    --apps) only=apps; shift ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --no-build) build=0; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -137,7 +144,14 @@ has_own_ceiling() {
   [[ $1 == static || $1 == gzip_static || $1 == https ]]
 }
 
-IFS=, read -r -a selected <<<"$only"
+IFS=, read -r -a requested <<<"$only"
+# The real applications run from their own script (bench/real_apps.py): not a scenario of the
+# tables below, but its table is added to the results.
+run_apps=0
+selected=()
+for s in "${requested[@]}"; do
+  if [[ $s == apps ]]; then run_apps=1; else selected+=("$s"); fi
+done
 for s in "${selected[@]}"; do
   [[ -n ${scenario_cases[$s]:-} ]] || die "unknown scenario $s (known: ${scenario_order[*]})"
 done
@@ -190,7 +204,11 @@ done
 
 measurements=${#wanted[@]}
 estimate=$((measurements * (runs * ($(seconds "$duration") + 1) + $(seconds "$warmup") + 1) + ${#cases[@]} * 5))
-log "$measurements server/case pairs, $runs run(s) of $duration each: about $((estimate / 60)) min $((estimate % 60)) s"
+# The apps: 30 server/case pairs, their warm-ups, and about 3 minutes of installing.
+((run_apps)) && estimate=$((estimate + 30 * (runs * ($(seconds "$duration") + 1) + $(seconds "$warmup") + 1) + 180))
+apps_note=
+((run_apps)) && apps_note=" and the apps"
+log "$measurements server/case pairs$apps_note, $runs run(s) of $duration each: about $((estimate / 60)) min $((estimate % 60)) s"
 
 # --- binary, packages ----------------------------------------------------------------------
 
@@ -242,6 +260,10 @@ install_packages() {
   done
 }
 install_packages
+if ((run_apps)); then
+  # MariaDB, the Debian apps and the PHP extensions php-fpm needs for them.
+  scripts/install-deps.sh apps >&2
+fi
 command -v "$fpm_bin" >/dev/null || die "$fpm_bin is missing (apt-get install php8.2-fpm)"
 command -v nginx >/dev/null || die "nginx is missing (apt-get install nginx-light)"
 command -v wrk >/dev/null || die "wrk is missing (apt-get install wrk)"
@@ -722,6 +744,12 @@ for workload in "${workload_order[@]}"; do
   unset need
 done
 
+if ((run_apps)); then
+  log "apps: bench/real_apps.py"
+  /usr/bin/python3 bench/real_apps.py --spindle "$binary" --out "$out" --duration "$duration" \
+    --warmup "$warmup" --runs "$runs" >&2
+fi
+
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 elapsed=$(($(date +%s) - started_at))
 
@@ -814,12 +842,23 @@ echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\te
       done
     done
   done
+  if ((run_apps)); then
+    echo
+    echo "### apps: WordPress, MediaWiki, Laravel, Symfony (bench/real_apps.py; chart: apps-chart.svg)"
+    echo
+    echo "CPU/req: user+system time of the server's processes (nginx + php-fpm, or spindle) per"
+    echo "request; DB CPU/req: the database server's, counted apart; PSS after the app's runs."
+    echo
+    cat "$out/apps.md"
+  fi
 } >"$out/results.md"
 cat "$out/results.md"
 
 # --- chart --------------------------------------------------------------------------------
 
-if command -v gnuplot >/dev/null; then
+if ((${#cases[@]} == 0)); then
+  log "no chart of the synthetic scenarios: none ran"
+elif command -v gnuplot >/dev/null; then
   {
     echo -e "case\tnginx\tnginx + php-fpm\tspindle classic\tspindle worker"
     for c in "${cases[@]}"; do

@@ -65,8 +65,9 @@ app_packages=(
   phpmyadmin
   # tests/apps/test_composer.py: Composer run by spindle's php-cli
   composer
-  # tests/apps/test_php_fpm_parity.py: the same requests to nginx + php-fpm
-  nginx-light php8.2-fpm
+  # tests/apps/test_php_fpm_parity.py: the same requests to nginx + php-fpm; bench/real_apps.py
+  # serves the apps from php-fpm too (MariaDB for WordPress and MediaWiki, PostgreSQL for Laravel)
+  nginx-light php8.2-fpm php8.2-mysql php8.2-pgsql
 )
 
 packages=()

@@ -7,6 +7,7 @@ counter in the cache gives every concurrent hit its own number."""
 
 import base64
 import os
+import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -129,3 +130,53 @@ def test_a_post_without_signing_in_is_refused(board):
     refused = client.post("/board", {"_token": token, "title": "anonymous"}, follow=False)
     assert refused.status == 403
     assert client.post("/board", {"title": "no token"}, follow=False).status == 419
+
+
+@pytest.fixture(scope="module")
+def articles(app_server, php_cli, postgres_server, tmp_path_factory):
+    """The list page bench/real_apps.py measures, on PostgreSQL alone (no session kept: the
+    array driver, as for anonymous visitors)."""
+    storage = tmp_path_factory.mktemp("laravel-articles")
+    for sub in ("app", "logs", "framework/sessions", "framework/views", "framework/cache"):
+        (storage / sub).mkdir(parents=True)
+    env = {
+        "APP_KEY": "base64:" + base64.b64encode(os.urandom(32)).decode(),
+        "APP_STORAGE": str(storage),
+        "APP_SERVICES_CACHE": f"{storage}/framework/cache/services.php",
+        "APP_PACKAGES_CACHE": f"{storage}/framework/cache/packages.php",
+        "DB_CONNECTION": "pgsql",
+        "DB_PORT": str(postgres_server.port),
+        "SESSION_DRIVER": "array",
+    }
+    installed = subprocess.run([*php_cli, "artisan", "articles:install"], capture_output=True,
+                               text=True, cwd=APP, timeout=120, env=dict(os.environ, **env),
+                               stdin=subprocess.DEVNULL)
+    assert installed.returncode == 0, installed
+    assert "articles created: 50" in installed.stdout
+    env_lines = "\n".join(f"        env {name} {value}" for name, value in env.items())
+    return app_server(f"""
+:0 {{
+    bind 127.0.0.1
+    root * {APP}/public
+    php_server {{
+{env_lines}
+    }}
+}}
+""", tmp_path_factory.mktemp("laravel-articles-site"), warmup="/articles")
+
+
+def test_articles_read_through_eloquent_and_rendered_by_blade(articles):
+    # The first 20 of the 50 rows, in order, each field escaped by Blade, the dates cast by
+    # the model; the same page from eight clients at once.
+    page = Client(articles.url()).get("/articles")
+    assert page.status == 200, page
+    items = re.findall(r'<li id="article-(\d+)"><h2>([^<]*)</h2>\n<p class="meta">([^<]*)</p>',
+                       page.text)
+    assert [int(i) for i, _, _ in items] == list(range(1, 21)), page.text[:2000]
+    assert items[0][1] == "Article 1 &amp; its &lt;notes&gt;"
+    assert items[6][2] == "author0, 8 January 2026"
+    assert "Paragraph of article 20. Paragraph" in page.text
+    assert '<p class="count">20 articles</p>' in page.text
+    with ThreadPoolExecutor(max_workers=THREADS) as pool:
+        pages = list(pool.map(lambda _: Client(articles.url()).get("/articles").text, range(16)))
+    assert all(p == page.text for p in pages)

@@ -330,3 +330,30 @@ def test_worker_script_that_ends_is_started_again(spindle_run, sessions):
     assert len(boots) == 5, boots
     assert len({boot for boot, _ in boots}) == 5
     assert all(handled <= 2 for _, handled in boots), boots
+
+
+def test_the_same_app_in_classic_mode_with_a_twig_cache(spindle_run, sessions, tmp_path):
+    # public/classic.php builds the kernel for every request (what php-fpm runs in
+    # bench/real_apps.py); compiled templates go to APP_TWIG_CACHE and are read back.
+    twig_cache = tmp_path / "twig"
+    twig_cache.mkdir()
+    server = spindle_run(f"""
+http://127.0.0.1:0 {{
+	bind 127.0.0.1
+	root * {APP}/public
+	php_server {{
+		index classic.php
+		env APP_SESSION_DIR {sessions}
+		env APP_TWIG_CACHE {twig_cache}
+	}}
+}}
+""", warmup=None)
+    with Client(server.port) as client:
+        for _ in range(3):
+            hello = client.get("/hello/J%C3%BCrgen%20%3Cb%3E?greeting=Servus")
+            assert hello.status == 200, hello
+            assert "<h1>Servus, Jürgen &lt;b&gt;!</h1>" in hello.text
+            assert '<a href="/hello/J%C3%BCrgen%20%3Cb%3E">' in hello.text
+        assert client.get("/posts/7.json").json()["title"] == "Post 7"
+        assert client.get("/no/such/route").status == 404
+    assert list(twig_cache.rglob("*.php")), "Twig compiled nothing into its cache"

@@ -3,6 +3,7 @@
 
 use Illuminate\Database\Schema\Blueprint;
 use Illuminate\Support\Facades\Artisan;
+use Illuminate\Support\Facades\DB;
 use Illuminate\Support\Facades\Schema;
 
 // Asks on the terminal (Symfony's QuestionHelper reads the STDIN constant) unless the name is
@@ -29,3 +30,28 @@ Artisan::command('board:install', function () {
     });
     $this->info('board_posts created');
 })->purpose('Create the board table');
+
+// The articles the /articles page lists (bench/real_apps.py measures it), with a body long
+// enough to be cut by the view.
+Artisan::command('articles:install {count=50}', function (int $count) {
+    Schema::dropIfExists('articles');
+    Schema::create('articles', function (Blueprint $table) {
+        $table->id();
+        $table->string('title', 120);
+        $table->string('author', 40);
+        $table->text('body');
+        $table->timestamp('published_at');
+        $table->timestamps();
+    });
+    $rows = [];
+    for ($i = 1; $i <= $count; ++$i) {
+        $rows[] = [
+            'title' => "Article {$i} & its <notes>",
+            'author' => 'author' . ($i % 7),
+            'body' => str_repeat("Paragraph of article {$i}. ", 20),
+            'published_at' => sprintf('2026-01-%02d 10:00:00', $i % 28 + 1),
+        ];
+    }
+    DB::table('articles')->insert($rows);
+    $this->info("articles created: {$count}");
+})->purpose('Create and fill the articles table');

@@ -2,6 +2,7 @@
 // What the test drives: pages, a form with validation, JSON in and out, cookies, uploads,
 // downloads, streamed output and the framework's own error responses.
 
+use App\Http\Controllers\ArticleController;
 use App\Http\Controllers\BoardController;
 use App\Http\Controllers\NoteController;
 use Illuminate\Http\Request;
@@ -16,6 +17,8 @@ Route::post('/board/sign-in', [BoardController::class, 'signIn']);
 Route::get('/board', [BoardController::class, 'index'])->name('board');
 Route::post('/board', [BoardController::class, 'store']);
 Route::get('/board/hit', [BoardController::class, 'hit']);
+
+Route::get('/articles', [ArticleController::class, 'index']);
 
 Route::get('/request', function (Request $request) {
     return response()->json([

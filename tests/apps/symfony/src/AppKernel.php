@@ -51,6 +51,9 @@ final class AppKernel implements HttpKernelInterface, TerminableInterface
         $twig = new Environment(new FilesystemLoader(dirname(__DIR__) . '/templates'), [
             'autoescape' => 'html',
             'strict_variables' => true,
+            // Compiled templates kept in APP_TWIG_CACHE, as a production app keeps them in
+            // var/cache; a classic request would compile every template again otherwise.
+            'cache' => getenv('APP_TWIG_CACHE') ?: false,
         ]);
         $csrf = new CsrfTokenManager(new UriSafeTokenGenerator(),
                                      new SessionTokenStorage($this->requestStack));
