@@ -398,7 +398,7 @@ class adapter {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "max_wait_time" || option == "max_memory" ||
-                       option == "max_idle_time") {
+                       option == "max_idle_time" || option == "slowlog_timeout") {
                 php[option] = one_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "max_threads") {

@@ -277,6 +277,12 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.max_wait_time = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.max_wait_time); }},
+    // php-fpm's request_slowlog_timeout.
+    {"slowlog-timeout", '\0', "DURATION", "log requests running longer, with a PHP backtrace",
+     [](php_server_args& args, std::string_view value) {
+         args.config.slowlog_timeout = parse_duration(value);
+     },
+     [](const server_config& config) { return format_duration(config.slowlog_timeout); }},
     {"max-body-size", '\0', "SIZE", "largest request body (413 above)",
      [](php_server_args& args, std::string_view value) {
          args.config.limits.max_body_size = parse_size(value);

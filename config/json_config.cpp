@@ -960,10 +960,10 @@ class document_reader {
     }
 
     void php(const json& value, const std::string& pointer, server_config& config) const {
-        object(
-            value, pointer,
-            {"num_threads", "max_threads", "max_idle_time", "max_wait_time", "max_queue",
-             "max_requests", "max_memory", "ini_file", "ini", "workers", "worker_restart_grace"});
+        object(value, pointer,
+               {"num_threads", "max_threads", "max_idle_time", "max_wait_time", "max_queue",
+                "max_requests", "max_memory", "ini_file", "ini", "workers", "worker_restart_grace",
+                "slowlog_timeout"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
@@ -982,6 +982,10 @@ class document_reader {
         if (value.contains("max_wait_time")) {
             config.max_wait_time =
                 duration(value["max_wait_time"], child(pointer, "max_wait_time"));
+        }
+        if (value.contains("slowlog_timeout")) {
+            config.slowlog_timeout =
+                duration(value["slowlog_timeout"], child(pointer, "slowlog_timeout"));
         }
         if (value.contains("max_queue")) {
             config.max_queue =

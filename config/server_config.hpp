@@ -266,7 +266,10 @@ struct server_config {
     source_location max_threads_origin;  ///< where max_threads was written
     std::size_t io_threads = 0;          ///< I/O threads; 0 = half the CPU cores, at least 1
     std::chrono::milliseconds max_wait_time{30'000};  ///< queued request deadline -> 503
-    std::size_t max_queue = 4096;                     ///< queued requests; more -> 503 at once
+    /// A PHP request running longer gets one slow-log line with its PHP backtrace (php-fpm's
+    /// request_slowlog_timeout); 0 = off. Read at start.
+    std::chrono::milliseconds slowlog_timeout{0};
+    std::size_t max_queue = 4096;  ///< queued requests; more -> 503 at once
     /// After this many requests a PHP thread's whole PHP state is freed and made afresh (the
     /// global `frankenphp { max_requests }`): classic threads, and every worker that sets no
     /// max_requests of its own. 0 = never.

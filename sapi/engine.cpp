@@ -13,6 +13,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "sapi/backtrace_mailbox.hpp"
 #include "sapi/env_functions.hpp"
 #include "sapi/env_snapshot.hpp"
 #include "sapi/execution_timer.h"
@@ -26,6 +27,7 @@
 #include "sapi/sapi_module.hpp"
 #include "sapi/script_directory.h"
 #include "sapi/server_variables.hpp"
+#include "sapi/sleep_functions.hpp"
 #include "sapi/slot_context.hpp"
 
 // The calling thread's TSRM storage, which SG(), EG(), PG() and CG() in Spindle's own code read
@@ -65,6 +67,9 @@ enum class interrupt_reason : std::uint8_t {
 };
 // Per slot: set by any thread, read and cleared by the slot thread; sized with `contexts`.
 std::unique_ptr<std::atomic<interrupt_reason>[]> interrupt_requested;
+// Backtrace orders per slot (engine::request_backtrace); sized with `contexts`, each entry
+// reached through its slot_context::mailbox.
+std::unique_ptr<backtrace_mailbox[]> mailboxes;
 // The worker requests' max_execution_time (execution_watchdog.hpp); sized with `contexts`.
 std::unique_ptr<execution_watchdog> watchdog;
 // How often the watchdog looks: a timed-out worker request ends up to this much late.
@@ -83,6 +88,30 @@ void on_interrupt_signal(int) {}
 // through the SAPI, zend_max_execution_timer_init), so the cached storage must be right first.
 void on_new_thread(THREAD_T) {
     ZEND_TSRMLS_CACHE_UPDATE();
+}
+
+// The mailbox's interrupt (backtrace_mailbox::open): `target` is a slot thread's
+// EG(vm_interrupt). Any thread.
+void set_vm_interrupt(void* target) noexcept {
+    zend_atomic_bool_store(static_cast<zend_atomic_bool*>(target), true);
+}
+
+// Answers the waiting backtrace orders that are not for request `keep` (0: none is kept):
+// their request is over. An order for `keep` (posted between the slot taking that request
+// and binding it) stays for the request's first VM step. Slot thread.
+void answer_ended_orders(slot_context& ctx, std::uint64_t keep) noexcept {
+    try {
+        for (backtrace_order& order : ctx.mailbox->take()) {
+            if (keep != 0 && order.request_id == keep) {
+                (void)ctx.mailbox->post(std::move(order));
+            } else {
+                order.done(std::nullopt);
+            }
+        }
+    } catch (const std::exception& e) {
+        spdlog::get("sapi")->error("[slot {}] answering backtrace orders failed: {}", ctx.index,
+                                   e.what());
+    }
 }
 
 // Makes slot `index` end its request on its own thread, as interrupt() does, unless something
@@ -127,6 +156,10 @@ zend_ini_entry* timeout_entry() {
 // Runs on the slot thread at its next VM step after interrupt() or the watchdog set
 // vm_interrupt.
 void on_vm_interrupt(zend_execute_data* execute_data) {
+    // A backtrace first: a stop or timeout below does not return.
+    if (thread_slot != nullptr && thread_slot->mailbox->has_orders()) {
+        serve_backtrace_orders(*thread_slot);
+    }
     const interrupt_reason reason = thread_slot != nullptr
                                         ? interrupt_requested[thread_slot->index].exchange(
                                               interrupt_reason::none, std::memory_order_acq_rel)
@@ -301,6 +334,37 @@ slot_context* current_slot() noexcept {
     return thread_slot;
 }
 
+void serve_backtrace_orders(slot_context& ctx) noexcept {
+    try {
+        // Only a request's own code has a stack worth reporting: not a worker's boot, not the
+        // moments between requests.
+        const request* running =
+            ctx.req != nullptr && ctx.req != ctx.boot_request ? ctx.req : nullptr;
+        std::optional<backtrace_report> report;
+        for (backtrace_order& order : ctx.mailbox->take()) {
+            if (running == nullptr || order.request_id != running->id) {
+                order.done(std::nullopt);
+                continue;
+            }
+            if (!report) {
+                report.emplace();
+                report->slot = ctx.index;
+                report->request_id = running->id;
+                report->method = running->method;
+                report->uri = running->uri;
+                report->host = running->server_name;
+                report->frames = capture_backtrace();
+            }
+            const auto now = std::chrono::steady_clock::now().time_since_epoch();
+            report->running = std::chrono::duration_cast<std::chrono::nanoseconds>(now) -
+                              std::chrono::nanoseconds(order.since);
+            order.done(report);
+        }
+    } catch (const std::exception& e) {
+        spdlog::get("sapi")->error("[slot {}] taking a backtrace failed: {}", ctx.index, e.what());
+    }
+}
+
 const env_snapshot& current_environment() noexcept {
     if (thread_slot != nullptr && thread_slot->worker != nullptr) {
         return *environments[thread_slot->worker->env_index];
@@ -335,6 +399,10 @@ std::size_t engine::add_environment(
 void bind_request(slot_context& ctx, request& req) noexcept {
     // An interrupt meant for the previous request must not end this one.
     interrupt_requested[ctx.index].store(interrupt_reason::none, std::memory_order_release);
+    // Nor a backtrace: those orders learn that their request ended.
+    if (ctx.mailbox->has_orders()) {
+        answer_ended_orders(ctx, req.id);
+    }
     ctx.req = &req;
     req.slot = ctx.index;
     ctx.finished = false;
@@ -374,6 +442,9 @@ void unbind_request(slot_context& ctx) noexcept {
     SG(request_info).path_translated = nullptr;
     SG(request_info).content_type = nullptr;
     ctx.req = nullptr;
+    if (ctx.mailbox->has_orders()) {
+        answer_ended_orders(ctx, 0);
+    }
 }
 
 engine::engine(engine_options options) {
@@ -387,6 +458,10 @@ engine::engine(engine_options options) {
     environments.push_back(
         std::make_unique<env_snapshot>(std::vector<const env_snapshot::layer*>{&server_env}));
     interrupt_requested = std::make_unique<std::atomic<interrupt_reason>[]>(contexts.size());
+    mailboxes = std::make_unique<backtrace_mailbox[]>(contexts.size());
+    for (std::size_t i = 0; i < contexts.size(); ++i) {
+        contexts[i].mailbox = &mailboxes[i];
+    }
     watchdog = std::make_unique<execution_watchdog>(
         contexts.size(),
         [](std::size_t index) { request_interrupt(index, interrupt_reason::timeout); },
@@ -465,8 +540,10 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     thread_slot->tsrm_ls = ZEND_TSRMLS_CACHE;
     // Each thread got its own copy of the internal function table in ts_resource().
     install_env_functions();
+    install_sleep_functions();
     refuse_process_wide_pcntl();
     thread_slot->thread = pthread_self();
+    thread_slot->mailbox->open(set_vm_interrupt, &EG(vm_interrupt));
     // Each thread has its own copy of the INI entries (zend_copy_ini_directives).
     zend_ini_entry* entry = timeout_entry();
     if (entry != nullptr && php_on_update_timeout != nullptr &&
@@ -479,6 +556,15 @@ engine::thread_scope::~thread_scope() {
     // The next thread of this slot starts afresh.
     thread_slot->header_keys.clear();
     thread_slot->classic_env_arrays.clear();
+    // No backtrace can be asked of this PHP context any more; those asked are answered.
+    try {
+        for (backtrace_order& order : thread_slot->mailbox->close()) {
+            order.done(std::nullopt);
+        }
+    } catch (const std::exception& e) {
+        spdlog::get("sapi")->error("[slot {}] answering backtrace orders failed: {}",
+                                   thread_slot->index, e.what());
+    }
     thread_slot = nullptr;
     spindle_delete_execution_timer();
     ts_free_thread();
@@ -487,6 +573,22 @@ engine::thread_scope::~thread_scope() {
 
 void engine::interrupt(std::size_t index) noexcept {
     request_interrupt(index, interrupt_reason::stop);
+}
+
+bool engine::request_backtrace(std::size_t index, backtrace_order order) noexcept {
+    if (index >= contexts.size()) {
+        return false;
+    }
+    // The post sets the thread's VM interrupt (set_vm_interrupt, while its PHP context
+    // lives): running PHP code takes the backtrace at its next VM step, as PHP's own timer ends
+    // a request, and a sleeping script is woken by the post itself. No signal: a database
+    // call or any other blocking call the script is in must not fail with EINTR because
+    // someone looked at it.
+    try {
+        return contexts[index].mailbox->post(std::move(order));
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 void begin_execution_limit(slot_context& ctx) noexcept {
@@ -539,6 +641,11 @@ void engine::run_script(request& req, const std::function<void()>& response_done
         // ignores user aborts.
         if (req.sink->is_aborted()) {
             PG(connection_status) = PHP_CONNECTION_ABORTED;
+        }
+        // The start-up cleared the VM interrupt (init_executor); a backtrace ordered since the
+        // slot took this request still needs it.
+        if (ctx.mailbox->has_orders()) {
+            zend_atomic_bool_store(&EG(vm_interrupt), true);
         }
         spindle_enter_script_directory(req.script_filename.c_str());
         failed = !execute_file(req.script_filename);

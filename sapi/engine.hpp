@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "sapi/backtrace.hpp"
 #include "sapi/memory_use.hpp"
 #include "sapi/request.hpp"
 #include "sapi/worker_script.hpp"
@@ -77,6 +78,14 @@ class engine {
     /// A slot that is between requests is unaffected. For worker restarts and stops that
     /// outlast their grace period.
     void interrupt(std::size_t index) noexcept;
+
+    /// Asks slot `index` for the PHP backtrace of its request `order.request_id`, from any
+    /// thread. The slot takes it on its own thread at its next VM step, or at once when the
+    /// script sleeps (sleep_functions.hpp), and calls `order.done` there; with nullopt when
+    /// that request ended first. A script blocked in other C code (a database call) answers
+    /// when the call returns. False, and `done` is never called, when the slot has no PHP
+    /// thread or already holds backtrace_mailbox::capacity orders.
+    bool request_backtrace(std::size_t index, backtrace_order order) noexcept;
 
     /// Zend memory of the calling slot thread's last request, taken as it ended: bytes in use
     /// (for a worker, what the resident script keeps plus what the request left) and the

@@ -20,6 +20,8 @@ struct _zend_string;
 
 namespace spindle::sapi {
 
+class backtrace_mailbox;
+
 /// A worker's $_SERVER array kept from one request to the next (worker_request.cpp). Slot
 /// thread only.
 struct kept_server_array {
@@ -39,8 +41,11 @@ struct slot_context {
     std::size_t index = 0;    ///< the slot's index
     void* tsrm_ls = nullptr;  ///< the thread's TSRM storage, for interrupt() from other threads
     pthread_t thread{};       ///< the slot thread, for interrupt()
-    request* req = nullptr;   ///< the request being served; null between requests
-    bool finished = false;    ///< the response was completed (finish_request or end)
+    /// Backtrace orders for this slot (engine::request_backtrace); set once by the engine's
+    /// constructor. The mailbox itself is safe from any thread.
+    backtrace_mailbox* mailbox = nullptr;
+    request* req = nullptr;  ///< the request being served; null between requests
+    bool finished = false;   ///< the response was completed (finish_request or end)
     /// Called just before a response is completed (engine::run_script, worker_hooks); null
     /// when nothing needs to know.
     const std::function<void()>* response_done = nullptr;
@@ -93,6 +98,11 @@ void unbind_request(slot_context& ctx) noexcept;
 /// Completes the response of the request the slot serves, once: tells response_done, then
 /// the sink. `script_failed` as output_sink::finish. Slot thread.
 void complete_response(slot_context& ctx, bool script_failed) noexcept;
+
+/// Serves the backtrace orders waiting in the slot's mailbox: an order for the request the
+/// slot runs gets its backtrace, taken now, any other learns that its request ended. Slot
+/// thread, where PHP may run (the VM interrupt, an internal function such as sleep()).
+void serve_backtrace_orders(slot_context& ctx) noexcept;
 
 /// A worker request starts: it must end within max_execution_time (EG(timeout_seconds)) from
 /// now, a deadline kept by the engine's watchdog rather than PHP's timer. Slot thread.

@@ -28,11 +28,16 @@ void log_with_fields(spdlog::level::level_enum level, std::string_view message,
                      std::string_view fields) {
     // Looked up once: spdlog::get() locks the registry, and scripts may log in a loop.
     static const std::shared_ptr<spdlog::logger> logger = spdlog::get("php");
-    if (!logger->should_log(level)) {
+    log_with_fields(*logger, level, message, fields);
+}
+
+void log_with_fields(spdlog::logger& logger, spdlog::level::level_enum level,
+                     std::string_view message, std::string_view fields) {
+    if (!logger.should_log(level)) {
         return;
     }
     current_fields = fields;
-    logger->log(level, "{}", message);
+    logger.log(level, "{}", message);
     current_fields = {};
 }
 

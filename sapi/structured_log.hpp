@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include <spdlog/logger.h>
 #include <spdlog/pattern_formatter.h>
 
 namespace spindle::sapi {
@@ -17,6 +18,10 @@ spdlog::level::level_enum slog_level(long long level) noexcept;
 /// thread (spdlog formats synchronously, on the thread that logs).
 void log_with_fields(spdlog::level::level_enum level, std::string_view message,
                      std::string_view fields);
+
+/// log_with_fields() on another logger. Calling thread.
+void log_with_fields(spdlog::logger& logger, spdlog::level::level_enum level,
+                     std::string_view message, std::string_view fields);
 
 /// The `%&` pattern flag: the fields of the line being logged, if it has any. For JSON lines
 /// they become members of the line's object (`,"key":value`); for console lines one JSON object

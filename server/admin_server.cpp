@@ -3,6 +3,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core/bind_handler.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
@@ -22,6 +23,7 @@
 
 #include "config/config_file.hpp"
 #include "config/json_config.hpp"
+#include "sapi/backtrace.hpp"
 #include "server/admin_views.hpp"
 #include "server/listener.hpp"
 #include "server/reload_client.hpp"
@@ -146,6 +148,11 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
                           });
             return;
         }
+        if (const std::optional<std::size_t> thread =
+                backtrace_thread(target.substr(0, target.find('?')))) {
+            answer_backtrace(*thread, req.method(), req.keep_alive());
+            return;
+        }
         admin_response response;
         try {
             response = server_->handle(req.method_string(), req.target(), req[http::field::host],
@@ -157,6 +164,41 @@ class admin_session : public std::enable_shared_from_this<admin_session> {
             response = text(500, "internal error\n");
         }
         write(std::move(response), req.keep_alive(), req.method() == http::verb::head);
+    }
+
+    // GET /threads/N/backtrace: the slot thread answers when it reaches PHP code, a timer on
+    // this strand when it does not within backtrace_timeout; whichever comes first is sent.
+    void answer_backtrace(std::size_t thread, http::verb method, bool keep_alive) {
+        if (method != http::verb::get && method != http::verb::head) {
+            write(method_not_allowed("GET, HEAD"), keep_alive, false);
+            return;
+        }
+        const bool is_head = method == http::verb::head;
+        auto answered = std::make_shared<std::atomic<bool>>(false);
+        auto timer = std::make_shared<net::steady_timer>(stream_.get_executor(),
+                                                         admin_server::backtrace_timeout);
+        // Any thread, at most once in effect; the timer is cancelled on the strand.
+        auto reply = [self = shared_from_this(), answered, timer, keep_alive,
+                      is_head](admin_response response) {
+            if (answered->exchange(true)) {
+                return;
+            }
+            net::post(self->stream_.get_executor(),
+                      [self, timer, keep_alive, is_head, response = std::move(response)]() mutable {
+                          timer->cancel();
+                          self->write(std::move(response), keep_alive, is_head);
+                      });
+        };
+        timer->async_wait([reply, thread](beast::error_code ec) {
+            if (!ec) {
+                reply(text(504, "thread " + std::to_string(thread) +
+                                    " did not reach PHP code within " +
+                                    std::to_string(admin_server::backtrace_timeout.count()) +
+                                    " s: it is blocked in C code (a database or network call, "
+                                    "a lock); ask again, or read its request in /threads\n"));
+            }
+        });
+        server_->backtrace(thread, reply);
     }
 
     void write(admin_response answer, bool keep_alive, bool is_head) {
@@ -328,6 +370,33 @@ admin_response admin_server::handle(std::string_view method, std::string_view ta
     page.headers.emplace_back("Content-Security-Policy", std::string(status_page_csp));
     page.headers.emplace_back("X-Frame-Options", "DENY");
     return page;
+}
+
+void admin_server::backtrace(std::size_t index, std::function<void(admin_response)> done) const {
+    const auto& slots = context_.pool.slots();
+    if (index >= slots.size()) {
+        done(text(404, "no thread " + std::to_string(index) + " (threads are numbered 0 to " +
+                           std::to_string(slots.size() - 1) + ")\n"));
+        return;
+    }
+    worker::slot::running_copy running;
+    if (!slots[index]->copy_running(running)) {
+        done(text(409, "thread " + std::to_string(index) + " is not running a request\n"));
+        return;
+    }
+    auto on_report = [done, index](std::optional<sapi::backtrace_report> report) {
+        if (!report) {
+            done(text(409, "thread " + std::to_string(index) +
+                               ": its request ended before the backtrace was taken\n"));
+            return;
+        }
+        done({200, "application/json", "{" + sapi::backtrace_fields(*report) + "}\n", {}});
+    };
+    if (!context_.pool.request_backtrace(index,
+                                         {running.id, running.since, std::move(on_report)})) {
+        done(text(503, "thread " + std::to_string(index) +
+                           " cannot take a backtrace now (too many asked for); ask again\n"));
+    }
 }
 
 void admin_server::load(std::string_view content_type, std::string_view file,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -37,6 +38,10 @@ struct admin_response {
 ///   GET /                  status page (HTML + inline JS polling /threads)
 ///   GET /metrics           Prometheus text format 0.0.4
 ///   GET /threads           every PHP thread as JSON
+///   GET /threads/N/backtrace  the PHP backtrace of the request thread N runs, taken on that
+///                          thread (JSON, as the slow log's fields); 404 for no thread N,
+///                          409 when it runs no request or it ended first, 504 when the
+///                          thread stays in C code (a database call) for backtrace_timeout
 ///   GET /healthz           200 "ok" while the process runs
 ///   GET /readyz            200 when every thread booted and the server is not draining; 503
 ///   POST /workers/restart  restart every worker script, as SIGUSR1 does; 202
@@ -95,6 +100,14 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     /// when it is applied or refused. I/O thread; `done` runs on another.
     void load(std::string_view content_type, std::string_view file, const std::string& body,
               std::function<void(admin_response)> done) const;
+
+    /// GET /threads/N/backtrace for thread `index`: answers through `done` at once (404, 409,
+    /// 503), or from the slot thread once it took the backtrace (200 JSON, or 409 when the
+    /// request ended first). I/O thread; `done` may run on a slot thread, at most once.
+    void backtrace(std::size_t index, std::function<void(admin_response)> done) const;
+
+    /// How long GET /threads/N/backtrace waits for the thread to reach PHP code.
+    static constexpr std::chrono::seconds backtrace_timeout{5};
 
   private:
     friend class admin_session;

@@ -262,6 +262,29 @@ std::string metrics_text(const worker::pool& pool, const http_metrics::snapshot&
     return w.text();
 }
 
+std::optional<std::size_t> backtrace_thread(std::string_view path) {
+    constexpr std::string_view prefix = "/threads/";
+    constexpr std::string_view suffix = "/backtrace";
+    if (!path.starts_with(prefix) || !path.ends_with(suffix) ||
+        path.size() <= prefix.size() + suffix.size()) {
+        return std::nullopt;
+    }
+    const std::string_view digits =
+        path.substr(prefix.size(), path.size() - prefix.size() - suffix.size());
+    // Slot counts are far below this; more digits could only overflow.
+    if (digits.size() > 9 || (digits.size() > 1 && digits.front() == '0')) {
+        return std::nullopt;
+    }
+    std::size_t value = 0;
+    for (const char c : digits) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+        value = value * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return value;
+}
+
 std::string threads_json(const worker::pool& pool, bool draining, double now) {
     using json = nlohmann::ordered_json;
     const readiness ready = check_readiness(pool, draining);

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "server/http_metrics.hpp"
 #include "server/process_stats.hpp"
@@ -43,5 +45,9 @@ std::string certificate_metrics_text(const acme::certificate_manager* certificat
 /// request) and the totals, stamped with `now` (seconds since the Unix epoch) so a poller can
 /// turn request counts into rates. Any thread.
 std::string threads_json(const worker::pool& pool, bool draining, double now);
+
+/// The thread N of a GET /threads/N/backtrace path: N in decimal, without sign or leading
+/// zero; nullopt for any other path (or an N past any slot count).
+std::optional<std::size_t> backtrace_thread(std::string_view path);
 
 }  // namespace spindle::server

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -41,6 +42,7 @@
 #include "server/systemd_notifier.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
+#include "worker/slow_request_watch.hpp"
 
 namespace {
 
@@ -213,6 +215,11 @@ int serve(config::server_config& config, const config::command_line& command,
     worker::pool pool(std::move(pool_options));
     // A crash from here on lists what the PHP threads were running.
     const server::crash_report_scope crash_report(pool);
+    // The slow log (php-fpm's request_slowlog_timeout), when it is on.
+    std::optional<worker::slow_request_watch> slow_log;
+    if (config.slowlog_timeout.count() > 0) {
+        slow_log.emplace(pool, config.slowlog_timeout);
+    }
     // SIGHUP reads the file the server was started with again; a server started from flags
     // has no file and applies its own configuration again (roots resolved anew).
     server::config_source reread = [command, source]() {
@@ -249,6 +256,8 @@ int serve(config::server_config& config, const config::command_line& command,
         limits.cpus ? fmt::format(" (cgroup CPU quota {:g})", *limits.cpus) : "",
         server::malloc_library());
     server.serve();
+    // Nothing asks the PHP threads for backtraces while they end.
+    slow_log.reset();
     // Requests still running now (the grace period is over, or a second signal came) are
     // interrupted; a thread that cannot be reached is left behind rather than waited for.
     if (!pool.stop_within(interrupted_thread_limit)) {

@@ -257,6 +257,7 @@ std::vector<std::string> restart_required(const config::server_config& running,
     check(running.max_requests == next.max_requests, "max_requests");
     check(running.max_memory == next.max_memory, "max_memory");
     check(running.max_queue == next.max_queue, "max_queue");
+    check(running.slowlog_timeout == next.slowlog_timeout, "slowlog_timeout");
     check(running.admin == next.admin, "admin");
     check(running.log_level == next.log_level, "log level");
     check(running.log_format == next.log_format, "log format");

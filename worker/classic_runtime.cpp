@@ -1,6 +1,7 @@
 #include "worker/classic_runtime.hpp"
 
 #include <functional>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -41,6 +42,10 @@ bool classic_runtime::run_context(std::size_t index, pool& host) {
 
 void classic_runtime::interrupt(std::size_t index) noexcept {
     engine_.interrupt(index);
+}
+
+bool classic_runtime::request_backtrace(std::size_t index, sapi::backtrace_order order) noexcept {
+    return engine_.request_backtrace(index, std::move(order));
 }
 
 }  // namespace spindle::worker

@@ -24,6 +24,8 @@ class classic_runtime final : public slot_runtime {
     void run_thread(std::size_t index, pool& host) override;
     /// Any thread: ends the script slot `index` runs (a stop whose grace period ran out).
     void interrupt(std::size_t index) noexcept override;
+    /// Any thread: the backtrace of the slot's running request (sapi::engine).
+    bool request_backtrace(std::size_t index, sapi::backtrace_order order) noexcept override;
 
   private:
     /// Slot thread: one PHP context's life; true when it ended to be recycled.

@@ -275,6 +275,17 @@ void pool::wake_group(std::size_t group_index) {
     }
 }
 
+bool pool::request_backtrace(std::size_t index, sapi::backtrace_order order) const noexcept {
+    if (index >= slots_.size()) {
+        return false;
+    }
+    const std::size_t group_index = group_of(index);
+    if (group_index >= group_count_.load(std::memory_order_acquire)) {
+        return false;
+    }
+    return group_at(group_index).options.runtime->request_backtrace(index, std::move(order));
+}
+
 std::size_t pool::interrupt_busy(std::size_t group_index) {
     group& g = group_at(group_index);
     std::vector<std::size_t> busy;

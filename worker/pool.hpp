@@ -141,6 +141,11 @@ class pool {
     /// period is over). Returns how many (any thread).
     std::size_t interrupt_busy(std::size_t group);
 
+    /// Asks slot `index`'s PHP thread for the backtrace of its request `order.request_id`
+    /// through its group's runtime (slot_runtime::request_backtrace). False, without calling
+    /// `order.done`, when the index is out of range or the slot cannot take one. Any thread.
+    bool request_backtrace(std::size_t index, sapi::backtrace_order order) const noexcept;
+
     /// Joins the threads of retired groups that ended and makes their slots spare again.
     /// Returns the slots in use now (control or reload thread).
     std::size_t reap();

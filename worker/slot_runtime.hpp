@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "sapi/backtrace.hpp"
 #include "worker/slot.hpp"
 
 namespace spindle::worker {
@@ -25,6 +26,14 @@ class slot_runtime {
     /// Ends the request slot `index` is running, from another thread (a worker restart or a
     /// stop whose grace period ran out). Runtimes that cannot do that ignore it.
     virtual void interrupt(std::size_t index) noexcept { (void)index; }
+    /// Asks slot `index` for the PHP backtrace of its running request (sapi::engine::
+    /// request_backtrace), from any thread. False, without calling `order.done`, where the
+    /// runtime cannot take one.
+    virtual bool request_backtrace(std::size_t index, sapi::backtrace_order order) noexcept {
+        (void)index;
+        (void)order;
+        return false;
+    }
 };
 
 /// A runtime its owner keeps alive longer than the pool that runs it (tests, benchmarks): the

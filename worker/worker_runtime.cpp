@@ -1,6 +1,7 @@
 #include "worker/worker_runtime.hpp"
 
 #include <optional>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -19,6 +20,10 @@ std::chrono::milliseconds backoff_after(unsigned consecutive_failures) noexcept 
 
 void worker_runtime::interrupt(std::size_t index) noexcept {
     engine_.interrupt(index);
+}
+
+bool worker_runtime::request_backtrace(std::size_t index, sapi::backtrace_order order) noexcept {
+    return engine_.request_backtrace(index, std::move(order));
 }
 
 void worker_runtime::run_thread(std::size_t index, pool& host) {

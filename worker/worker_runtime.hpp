@@ -43,6 +43,8 @@ class worker_runtime final : public slot_runtime {
     void run_thread(std::size_t index, pool& host) override;
     /// Any thread: the slot's running request ends with a fatal error, its script restarts.
     void interrupt(std::size_t index) noexcept override;
+    /// Any thread: the backtrace of the slot's running request (sapi::engine).
+    bool request_backtrace(std::size_t index, sapi::backtrace_order order) noexcept override;
 
     /// The script this group runs.
     const sapi::worker_script& script() const noexcept { return script_; }

@@ -47,6 +47,7 @@ def test_php_server_help_lists_flags(spindle_binary):
     for flag in ("--root", "--listen", "--threads", "--php-ini", "--php-ini-set",
                  "--max-body-size", "--max-header-size", "--read-header-timeout",
                  "--read-body-timeout", "--write-timeout", "--idle-timeout", "--max-wait-time",
+                 "--slowlog-timeout",
                  "--index", "--no-file-server"):
         assert flag in out, f"{flag} missing from php-server --help:\n{out}"
 

@@ -108,15 +108,26 @@ TEST(ParseCommandLine, EveryCommandHasHelp) {
 
 TEST(ParseCommandLine, PhpServerHelpListsEveryFlagOnItsOwnLine) {
     const std::string help = help_of({"php-server", "--help"});
-    for (const char* flag :
-         {"  -r, --root DIR  ", "  -l, --listen ADDR  ", "      --threads N  ",
-          "      --io-threads N  ", "      --index FILE  ", "      --no-file-server  ",
-          "      --follow-symlinks  ", "      --php-ini FILE  ", "      --php-ini-set KEY=VALUE  ",
-          "      --max-wait-time DURATION  ", "      --max-body-size SIZE  ",
-          "      --max-header-size SIZE  ", "      --read-header-timeout DURATION  ",
-          "      --read-body-timeout DURATION  ", "      --write-timeout DURATION  ",
-          "      --idle-timeout DURATION  ", "  -v, --debug  ", "      --log-level LEVEL  ",
-          "  -h, --help  "}) {
+    for (const char* flag : {"  -r, --root DIR  ",
+                             "  -l, --listen ADDR  ",
+                             "      --threads N  ",
+                             "      --io-threads N  ",
+                             "      --index FILE  ",
+                             "      --no-file-server  ",
+                             "      --follow-symlinks  ",
+                             "      --php-ini FILE  ",
+                             "      --php-ini-set KEY=VALUE  ",
+                             "      --max-wait-time DURATION  ",
+                             "      --slowlog-timeout DURATION  ",
+                             "      --max-body-size SIZE  ",
+                             "      --max-header-size SIZE  ",
+                             "      --read-header-timeout DURATION  ",
+                             "      --read-body-timeout DURATION  ",
+                             "      --write-timeout DURATION  ",
+                             "      --idle-timeout DURATION  ",
+                             "  -v, --debug  ",
+                             "      --log-level LEVEL  ",
+                             "  -h, --help  "}) {
         EXPECT_THAT(help, HasSubstr(std::string("\n") + flag)) << flag;
     }
 }
@@ -204,6 +215,7 @@ TEST(ParseCommandLine, PhpServerReadsEveryFlag) {
         "--php-ini", "/etc/php.ini",
         "--php-ini-set", "memory_limit=256M",
         "--max-wait-time", "5s",
+        "--slowlog-timeout", "2s",
         "--max-body-size", "10MB",
         "--max-header-size", "16KiB",
         "--read-header-timeout", "3s",
@@ -223,6 +235,7 @@ TEST(ParseCommandLine, PhpServerReadsEveryFlag) {
     EXPECT_EQ(config.php_ini_file, "/etc/php.ini");
     EXPECT_THAT(config.php_ini, ElementsAre(Pair("memory_limit", "256M")));
     EXPECT_EQ(config.max_wait_time, 5s);
+    EXPECT_EQ(config.slowlog_timeout, 2s);
     EXPECT_EQ(config.limits.max_body_size, 10'000'000u);
     EXPECT_EQ(config.limits.max_header_size, 16u * 1024);
     EXPECT_EQ(config.limits.read_header_timeout, 3s);

@@ -60,6 +60,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
   "php": {
     "num_threads": 12,
     "max_wait_time": "1500ms",
+    "slowlog_timeout": "3s",
     "max_queue": 100,
     "max_memory": "256MiB",
     "ini_file": "/etc/spindle/php.ini",
@@ -118,6 +119,7 @@ TEST(JsonConfig, FullDocumentFillsEveryField) {
 
     EXPECT_EQ(c.num_threads, 12u);
     EXPECT_EQ(c.max_wait_time, 1500ms);
+    EXPECT_EQ(c.slowlog_timeout, 3s);
     EXPECT_EQ(c.max_queue, 100u);
     EXPECT_EQ(c.max_memory, 256u * 1024 * 1024);
     EXPECT_EQ(c.php_ini_file, "/etc/spindle/php.ini");
@@ -193,6 +195,7 @@ TEST(JsonConfig, MinimalDocumentKeepsTheDefaults) {
     EXPECT_EQ(c.num_threads, 0u);
     EXPECT_EQ(c.io_threads, 0u);
     EXPECT_EQ(c.max_wait_time, 30s);
+    EXPECT_EQ(c.slowlog_timeout, 0ms);
     EXPECT_EQ(c.max_queue, 4096u);
     EXPECT_FALSE(c.php_ini_file.has_value());
     EXPECT_TRUE(c.php_ini.empty());

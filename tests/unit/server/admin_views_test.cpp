@@ -228,5 +228,21 @@ TEST_F(AdminViewsTest, ThreadsJsonReplacesBytesThatAreNotUtf8) {
     p.stop();
 }
 
+TEST(AdminBacktracePath, ReadsTheThreadNumber) {
+    EXPECT_EQ(backtrace_thread("/threads/0/backtrace"), 0u);
+    EXPECT_EQ(backtrace_thread("/threads/17/backtrace"), 17u);
+    EXPECT_EQ(backtrace_thread("/threads/999999999/backtrace"), 999999999u);
+}
+
+TEST(AdminBacktracePath, RefusesEverythingElse) {
+    for (const char* path :
+         {"/threads", "/threads/", "/threads//backtrace", "/threads/x/backtrace",
+          "/threads/-1/backtrace", "/threads/+1/backtrace", "/threads/01/backtrace",
+          "/threads/1/backtrace/", "/threads/1/backtraces", "/threads/1",
+          "/threads/1000000000/backtrace", "/thread/1/backtrace", "threads/1/backtrace"}) {
+        EXPECT_EQ(backtrace_thread(path), std::nullopt) << path;
+    }
+}
+
 }  // namespace
 }  // namespace spindle::server
