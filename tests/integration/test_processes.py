@@ -23,7 +23,7 @@ PROCESSES = 4
 # process accepts runs at once, none waits in its queue, so each one in flight on a process is
 # in its crash report.
 CLIENTS = 32
-THREADS = 36
+THREADS = 24
 # What a dead process's log line looks like (server/supervisor.cpp).
 DEATH = r"^process \d+ \(pid \d+\) killed by SIGSEGV"
 
