@@ -5,29 +5,31 @@
 # and every server process over the measured run.
 #
 #   bench/processes.sh [-m classic|worker] [-r ROUNDS] [-d DURATION] [-c CONNECTIONS]
-#                      [-t THREADS] [-p PROCESSES...] BINARY
+#                      [-t THREADS] [-i IO_THREADS] [-p PROCESSES...] BINARY
 #
 # Defaults: worker mode, 3 rounds of 8 s (each after a 2 s warm-up), 32 connections, 4 PHP
 # threads in all, processes "1 2" (process count P runs THREADS/P threads each; in worker mode
 # THREADS/P worker threads and the classic thread each process must have), the hello world app
-# (bench/apps/hello). Needs wrk and curl.
+# (bench/apps/hello). -i gives I/O threads in all too (IO_THREADS/P each; default: each
+# process its own default, half the CPUs). Needs wrk and curl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-mode=worker rounds=3 duration=8s connections=32 threads=4 counts="1 2" app=bench/apps/hello
-while getopts "m:r:d:c:t:p:" opt; do
+mode=worker rounds=3 duration=8s connections=32 threads=4 io='' counts="1 2" app=bench/apps/hello
+while getopts "m:r:d:c:t:i:p:" opt; do
   case $opt in
     m) mode=$OPTARG ;;
     r) rounds=$OPTARG ;;
     d) duration=$OPTARG ;;
     c) connections=$OPTARG ;;
     t) threads=$OPTARG ;;
+    i) io=$OPTARG ;;
     p) counts=$OPTARG ;;
-    *) sed -n '7,14p' "$0" >&2; exit 2 ;;
+    *) sed -n '7,15p' "$0" >&2; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-(($# == 1)) || { sed -n '7,14p' "$0" >&2; exit 2; }
+(($# == 1)) || { sed -n '7,15p' "$0" >&2; exit 2; }
 binary=$1
 command -v wrk >/dev/null || { echo "processes: wrk is missing (apt-get install wrk)" >&2; exit 1; }
 [[ -x $binary ]] || { echo "processes: $binary is not an executable" >&2; exit 1; }
@@ -52,6 +54,9 @@ measure() {
     # idle here.
     mode_flags=(--worker "$app/worker.php,$per" --index worker.php)
     per=$((per + 1))
+  fi
+  if [[ -n $io ]]; then
+    mode_flags+=(--io-threads "$((io / count > 0 ? io / count : 1))")
   fi
   "$binary" php-server --root "$app" --listen "127.0.0.1:$port" --admin off --processes "$count" \
     --threads "$per" "${mode_flags[@]}" 2>/tmp/spindle-processes.log &
@@ -102,7 +107,7 @@ for round in $(seq "$rounds"); do
   done
 done
 
-echo "$mode, $app, $threads PHP threads in all, wrk -t1 -c$connections -d$duration," \
+echo "$mode, $app, $threads PHP threads in all${io:+, $io I/O threads in all}, wrk -t1 -c$connections -d$duration," \
   "medians of $rounds alternated runs:"
 for count in $counts; do
   printf '  processes %-3s (%2s threads each) %8s req/s  %6s us/request   (runs: %s/ %s)\n' \
