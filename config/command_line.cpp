@@ -249,8 +249,8 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.worker_restart_grace = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.worker_restart_grace); }},
-    {"processes", '\0', "N", "server processes under a supervisor that restarts a crashed one",
-     set_processes, [](const server_config& config) { return std::to_string(config.processes); }},
+    {"processes", '\0', "N", "server processes; a crashed one is restarted", set_processes,
+     [](const server_config& config) { return std::to_string(config.processes); }},
     {"io-threads", '\0', "N", "I/O threads (default: half the CPUs)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);
