@@ -394,11 +394,13 @@ class adapter {
         for (const std::size_t nesting = d.nesting(); d.next_block(nesting);) {
             const std::string option = d.val();
             const token at = d.current();
-            if (option == "num_threads" || option == "max_queue" || option == "max_requests") {
+            if (option == "num_threads" || option == "max_queue" || option == "max_requests" ||
+                option == "processes" || option == "emergency_restart_threshold") {
                 php[option] = integer_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "max_wait_time" || option == "max_memory" ||
-                       option == "max_idle_time" || option == "slowlog_timeout") {
+                       option == "max_idle_time" || option == "slowlog_timeout" ||
+                       option == "emergency_restart_interval") {
                 php[option] = one_arg(d);
                 mark("/php/" + option, at);
             } else if (option == "max_threads") {

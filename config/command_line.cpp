@@ -34,6 +34,7 @@ struct php_server_args {
     std::optional<std::string> tls_key;          ///< php-server --tls-key
     std::string cert_dir = "spindle-certs";      ///< cert --dir
     std::vector<std::string> cert_hosts;         ///< cert --host
+    std::optional<std::size_t> processes;        ///< --processes (run: over the file's)
 };
 
 /// Applies a flag's value; throws config_error with a message naming the value.
@@ -185,6 +186,16 @@ void add_env(php_server_args& args, std::string_view value) {
     args.config.env.emplace_back(name, value.substr(equals + 1));
 }
 
+// --processes N: php-server's setting, or run's over the file's (at most as many as JSON takes).
+void set_processes(php_server_args& args, std::string_view value) {
+    const std::size_t count = parse_positive_count(value);
+    if (count > 256) {
+        throw config_error("\"" + std::string(value) + "\" is more than 256 processes");
+    }
+    args.processes = count;
+    args.config.processes = count;
+}
+
 // "FILE" or "FILE,NUM": FrankenPHP's --worker syntax.
 void add_worker(php_server_args& args, std::string_view value) {
     worker_config worker;
@@ -238,6 +249,8 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
          args.config.worker_restart_grace = parse_duration(value);
      },
      [](const server_config& config) { return format_duration(config.worker_restart_grace); }},
+    {"processes", '\0', "N", "server processes; a crashed one is restarted", set_processes,
+     [](const server_config& config) { return std::to_string(config.processes); }},
     {"io-threads", '\0', "N", "I/O threads (default: half the CPUs)",
      [](php_server_args& args, std::string_view value) {
          args.config.io_threads = parse_positive_count(value);
@@ -392,11 +405,17 @@ constexpr auto config_file_flags = std::to_array<flag_spec>({
      nullptr},
 });
 
+constexpr auto run_flags = std::to_array<flag_spec>({
+    config_file_flags[0],
+    config_file_flags[1],
+    {"processes", '\0', "N", "server processes, over the file's processes (default: the file's)",
+     set_processes, nullptr},
+});
 constexpr command_spec run_command{
-    "run", "run [--config FILE] [--adapter caddyfile|json]",
+    "run", "run [--config FILE] [--adapter caddyfile|json] [--processes N]",
     "serve the sites of a configuration file",
     "Serves the sites a Caddyfile or a JSON configuration describes, after checking all of it.",
-    config_file_flags};
+    run_flags};
 constexpr command_spec adapt_command{
     "adapt", "adapt [--config FILE] [--adapter caddyfile|json]",
     "print a configuration file as JSON",
@@ -732,6 +751,7 @@ command_line parse_command_line(int argc, const char* const argv[]) {
                                                                  : command_kind::reload;
         command_line result = of_kind(kind);
         result.config_file = std::move(state.config_file);
+        result.processes = state.processes;
         if (!state.address.empty()) {
             result.admin_address = parse_listen_address(state.address);
         }

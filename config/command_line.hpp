@@ -39,6 +39,8 @@ struct command_line {
     std::string cert_dir;                 ///< cert: where the files go
     std::vector<std::string> cert_hosts;  ///< cert: names and addresses it is for
     php_cli_args php_cli;                 ///< php_cli: the options and the script
+    /// run --processes: replaces the file's processes; nullopt: the file's.
+    std::optional<std::size_t> processes;
 };
 
 /// Parses argv (argv[0] is the program). Commands: "php-server [flags]", "run", "adapt" and

@@ -963,7 +963,8 @@ class document_reader {
         object(value, pointer,
                {"num_threads", "max_threads", "max_idle_time", "max_wait_time", "max_queue",
                 "max_requests", "max_memory", "ini_file", "ini", "workers", "worker_restart_grace",
-                "slowlog_timeout"});
+                "slowlog_timeout", "processes", "emergency_restart_threshold",
+                "emergency_restart_interval"});
         if (value.contains("num_threads")) {
             config.num_threads =
                 integer(value["num_threads"], child(pointer, "num_threads"), 1, 4096);
@@ -1010,6 +1011,18 @@ class document_reader {
         if (value.contains("worker_restart_grace")) {
             config.worker_restart_grace =
                 duration(value["worker_restart_grace"], child(pointer, "worker_restart_grace"));
+        }
+        if (value.contains("processes")) {
+            config.processes = integer(value["processes"], child(pointer, "processes"), 1, 256);
+        }
+        if (value.contains("emergency_restart_threshold")) {
+            config.emergency_restart_threshold =
+                integer(value["emergency_restart_threshold"],
+                        child(pointer, "emergency_restart_threshold"), 0, 1'000'000);
+        }
+        if (value.contains("emergency_restart_interval")) {
+            config.emergency_restart_interval = duration(
+                value["emergency_restart_interval"], child(pointer, "emergency_restart_interval"));
         }
     }
 

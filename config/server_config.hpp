@@ -288,6 +288,14 @@ struct server_config {
     std::chrono::milliseconds worker_restart_grace{30'000};
     /// How long a graceful stop (SIGTERM) waits for in-flight requests.
     std::chrono::milliseconds grace_period{30'000};
+    /// Server processes, each with its own PHP threads (num_threads each), under a supervisor
+    /// that restarts one that dies (server/supervisor.hpp); 1 = one process, no supervisor.
+    std::size_t processes = 1;
+    /// With processes > 1: this many process deaths within emergency_restart_interval stop
+    /// the restarts (php-fpm's emergency_restart_threshold); 0 = restart forever.
+    std::size_t emergency_restart_threshold = 10;
+    /// The window emergency_restart_threshold counts deaths in.
+    std::chrono::milliseconds emergency_restart_interval{60'000};
     http_limits limits;
     trusted_proxies_config trusted_proxies;
     std::optional<proxy_protocol_config> proxy_protocol;  ///< nullopt: no PROXY header read

@@ -253,6 +253,16 @@ admin_server::admin_server(net::io_context& ioc, const tcp::endpoint& endpoint,
     open_acceptor(acceptor_, endpoint, "cannot listen for the admin endpoint on ");
 }
 
+admin_server::admin_server(net::io_context& ioc, int fd, http_context& context, actions act)
+    : ioc_(ioc), acceptor_(net::make_strand(ioc)), context_(context), actions_(std::move(act)) {
+    // A Unix socket in a TCP acceptor, as listener.cpp does: the sessions stay one code path.
+    boost::system::error_code ec;
+    acceptor_.assign(tcp::v4(), fd, ec);
+    if (ec) {
+        throw std::system_error(ec, "cannot accept on the private admin socket");
+    }
+}
+
 tcp::endpoint admin_server::local_endpoint() const {
     return acceptor_.local_endpoint();
 }

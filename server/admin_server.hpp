@@ -80,6 +80,10 @@ class admin_server : public std::enable_shared_from_this<admin_server> {
     admin_server(boost::asio::io_context& ioc, const boost::asio::ip::tcp::endpoint& endpoint,
                  http_context& context, actions act);
 
+    /// The same on `fd`, a listening Unix socket (open_unix_listener()): a server process's
+    /// private endpoint, which only its supervisor queries (server/supervisor_admin.hpp).
+    admin_server(boost::asio::io_context& ioc, int fd, http_context& context, actions act);
+
     /// The bound address (port 0 resolved).
     boost::asio::ip::tcp::endpoint local_endpoint() const;
 

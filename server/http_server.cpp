@@ -29,27 +29,6 @@ using tcp = net::ip::tcp;
 
 namespace {
 
-tcp::endpoint resolve_endpoint(const config::listen_address& address) {
-    if (address.host.empty()) {
-        return {tcp::v4(), address.port};
-    }
-    std::string host = address.host;
-    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
-        host = host.substr(1, host.size() - 2);
-    }
-    if (host == "localhost") {
-        host = "127.0.0.1";
-    }
-    boost::system::error_code ec;
-    auto ip = net::ip::make_address(host, ec);
-    if (ec) {
-        throw std::system_error(ec, "cannot listen on " + address.host +
-                                        ": not an IP address (host names other than localhost "
-                                        "are not resolved)");
-    }
-    return {ip, address.port};
-}
-
 // Every worker's `watch` patterns, made absolute against the current directory as FrankenPHP
 // reads them. Validated when the configuration was read.
 std::vector<config::watch_pattern> watch_patterns(const config::server_config& config) {
@@ -92,13 +71,14 @@ std::string reload_result::to_json() const {
 
 http_server::http_server(std::shared_ptr<server_snapshot> first, worker::pool& pool,
                          config_source source, snapshot_factory factory,
-                         const systemd_notifier& notifier)
+                         const systemd_notifier& notifier, std::optional<server_process_role> role)
     : source_(std::move(source)),
       factory_(std::move(factory)),
       notifier_(notifier),
       context_(first, pool, first->config),
       io_(first->config.io_threads),
       control_(net::make_strand(io_.main())),
+      role_(std::move(role)),
       signals_(control_, SIGINT, SIGTERM),
       restart_signals_(control_, SIGUSR1),
       reload_signals_(control_, SIGHUP),
@@ -107,30 +87,38 @@ http_server::http_server(std::shared_ptr<server_snapshot> first, worker::pool& p
     start_certificate_manager(config);
     open_listeners(*first, listeners_);
     set_redirect_ports(*first, listeners_);
-    if (config.admin) {
+    if (config.admin || role_) {
         try {
-            admin_ = std::make_shared<admin_server>(
-                io_.main(), resolve_endpoint(*config.admin), context_,
-                admin_server::actions{
-                    [this]() -> std::optional<std::vector<std::string>> {
-                        if (context_.stopping.load()) {
-                            return std::nullopt;
-                        }
-                        post_reload([this] { restart_workers("POST /workers/restart"); });
-                        std::vector<std::string> names;
-                        for (const worker_generation& w : context_.snapshot()->workers) {
-                            names.push_back(w.name);
-                        }
-                        return names;
-                    },
-                    [this] { return reload_certificates("POST /tls/reload"); },
-                    [this](config::server_config next, nlohmann::json document,
-                           std::function<void(reload_result)> done) {
-                        post_reload([this, next = std::move(next), document = std::move(document),
-                                     done = std::move(done)]() mutable {
-                            done(reload(std::move(next), std::move(document), "POST /load"));
-                        });
-                    }});
+            admin_server::actions actions{
+                [this]() -> std::optional<std::vector<std::string>> {
+                    if (context_.stopping.load()) {
+                        return std::nullopt;
+                    }
+                    post_reload([this] { restart_workers("POST /workers/restart"); });
+                    std::vector<std::string> names;
+                    for (const worker_generation& w : context_.snapshot()->workers) {
+                        names.push_back(w.name);
+                    }
+                    return names;
+                },
+                [this] { return reload_certificates("POST /tls/reload"); },
+                [this](config::server_config next, nlohmann::json document,
+                       std::function<void(reload_result)> done) {
+                    post_reload([this, next = std::move(next), document = std::move(document),
+                                 done = std::move(done)]() mutable {
+                        done(reload(std::move(next), std::move(document), "POST /load"));
+                    });
+                }};
+            // A supervised process answers its supervisor alone, on a socket file only the
+            // server's user may open; the supervisor serves the configured address.
+            if (role_) {
+                admin_socket_ = open_unix_listener(role_->admin_path, 0600);
+                admin_ = std::make_shared<admin_server>(io_.main(), admin_socket_->fd, context_,
+                                                        std::move(actions));
+            } else {
+                admin_ = std::make_shared<admin_server>(io_.main(), resolve_endpoint(*config.admin),
+                                                        context_, std::move(actions));
+            }
         } catch (const std::system_error& e) {
             throw config::located_error(config.admin_origin, std::string(e.what()) +
                                                                  " (set admin to another "
@@ -182,7 +170,22 @@ void http_server::open_listeners(server_snapshot& snapshot,
             if (existing) {
                 continue;
             }
-            if (!address.unix_path.empty()) {
+            if (role_) {
+                // Every server process accepts on the supervisor's sockets; one it bound alone
+                // would serve a share of nobody's traffic.
+                const std::optional<int> fd = role_->take_socket(config::to_string(address));
+                if (!fd) {
+                    throw config::config_error(
+                        "with processes > 1 the supervisor opens every "
+                        "address at start: restart the server to listen "
+                        "on " +
+                        describe(address));
+                }
+                made.push_back(std::make_shared<listener>(
+                    io_, *fd,
+                    address.unix_path.empty() ? resolve_endpoint(address).protocol() : tcp::v4(),
+                    context_, address, entry.tls));
+            } else if (!address.unix_path.empty()) {
                 made.push_back(std::make_shared<listener>(io_, context_, address));
             } else {
                 made.push_back(std::make_shared<listener>(io_, resolve_endpoint(address), context_,
@@ -225,6 +228,9 @@ void http_server::set_redirect_ports(server_snapshot& snapshot,
 http_server::~http_server() {
     stop_io();
     reloader_.join();
+    if (admin_socket_) {
+        remove_unix_socket(*admin_socket_);
+    }
 }
 
 void http_server::stop_io() {
@@ -302,7 +308,11 @@ void http_server::start() {
     if (certificates_) {
         certificates_->start();
     }
-    if (admin_) {
+    if (admin_ && role_) {
+        spdlog::get("server")->info("process {}: private admin endpoint on unix/{}", role_->index,
+                                    role_->admin_path);
+        admin_->run();
+    } else if (admin_) {
         auto endpoint = admin_->local_endpoint();
         std::string host = endpoint.address().is_v6() ? "[" + endpoint.address().to_string() + "]"
                                                       : endpoint.address().to_string();

@@ -21,7 +21,9 @@
 #include "server/file_watcher.hpp"
 #include "server/http_context.hpp"
 #include "server/io_threads.hpp"
+#include "server/server_process_role.hpp"
 #include "server/snapshot_builder.hpp"
+#include "server/unix_socket.hpp"
 
 namespace spindle::worker {
 class pool;
@@ -79,7 +81,8 @@ class http_server {
     /// SIGHUP; `factory` builds the snapshots of reloads. `notifier` hears when the server is
     /// ready, reloads and stops (systemd; it outlives the server).
     http_server(std::shared_ptr<server_snapshot> first, worker::pool& pool, config_source source,
-                snapshot_factory factory, const systemd_notifier& notifier);
+                snapshot_factory factory, const systemd_notifier& notifier,
+                std::optional<server_process_role> role = std::nullopt);
     /// Stops the I/O threads if they still run and joins them.
     ~http_server();
     http_server(const http_server&) = delete;
@@ -160,6 +163,11 @@ class http_server {
     std::vector<std::vector<std::string>> managed_hosts_;
     std::vector<std::shared_ptr<listener>> listeners_;  ///< listeners_mutex_
     std::shared_ptr<admin_server> admin_;
+    /// Started by the supervisor (processes > 1): the sites' sockets are inherited, the admin
+    /// endpoint is private; nullopt for a server on its own.
+    std::optional<server_process_role> role_;
+    /// The private admin endpoint's socket file (role_ only), removed with the server.
+    std::optional<unix_listening_socket> admin_socket_;
     boost::asio::signal_set signals_;
     boost::asio::signal_set restart_signals_;  ///< SIGUSR1: new generation of every worker
     boost::asio::signal_set reload_signals_;   ///< SIGHUP: reload the configuration

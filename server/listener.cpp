@@ -17,6 +17,27 @@ namespace spindle::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
+tcp::endpoint resolve_endpoint(const config::listen_address& address) {
+    if (address.host.empty()) {
+        return {tcp::v4(), address.port};
+    }
+    std::string host = address.host;
+    if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+        host = host.substr(1, host.size() - 2);
+    }
+    if (host == "localhost") {
+        host = "127.0.0.1";
+    }
+    boost::system::error_code ec;
+    auto ip = net::ip::make_address(host, ec);
+    if (ec) {
+        throw std::system_error(ec, "cannot listen on " + address.host +
+                                        ": not an IP address (host names other than localhost "
+                                        "are not resolved)");
+    }
+    return {ip, address.port};
+}
+
 void open_acceptor(tcp::acceptor& acceptor, const tcp::endpoint& endpoint,
                    const std::string& what) {
     boost::system::error_code ec;
@@ -68,6 +89,22 @@ listener::listener(io_threads& io, http_context& context, config::listen_address
     unix_socket_ = std::move(socket);
 }
 
+listener::listener(io_threads& io, int fd, tcp protocol, http_context& context,
+                   config::listen_address address, std::shared_ptr<tls_certificate_store> tls)
+    : io_(io),
+      acceptor_(net::make_strand(io.main())),
+      pause_timer_(acceptor_.get_executor()),
+      context_(context),
+      address_(std::move(address)),
+      tls_(std::move(tls)) {
+    boost::system::error_code ec;
+    acceptor_.assign(protocol, fd, ec);
+    if (ec) {
+        throw std::system_error(
+            ec, "cannot accept on the socket inherited for " + config::to_string(address_));
+    }
+}
+
 listener::~listener() {
     // A server that stopped before it served (a worker that could not boot) leaves no file.
     if (unix_socket_) {
@@ -80,8 +117,8 @@ tcp::endpoint listener::local_endpoint() const {
 }
 
 std::string listener::describe() const {
-    if (unix_socket_) {
-        return "unix/" + unix_socket_->path;
+    if (!address_.unix_path.empty()) {
+        return "unix/" + address_.unix_path;
     }
     const tcp::endpoint endpoint = acceptor_.local_endpoint();
     const std::string address = endpoint.address().to_string();

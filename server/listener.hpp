@@ -17,6 +17,10 @@ namespace spindle::server {
 
 class tls_certificate_store;
 
+/// The endpoint a TCP address binds: an IP literal or localhost (127.0.0.1); an empty host is
+/// every IPv4 address. Throws std::system_error for a host name.
+boost::asio::ip::tcp::endpoint resolve_endpoint(const config::listen_address& address);
+
 /// Opens `acceptor` on `endpoint` (SO_REUSEADDR, bind, listen). Throws std::system_error whose
 /// text is `what` followed by the address, so start-up fails before anything is served.
 void open_acceptor(boost::asio::ip::tcp::acceptor& acceptor,
@@ -38,6 +42,12 @@ class listener : public std::enable_shared_from_this<listener> {
     /// The same on a Unix domain socket (address.unix_path, open_unix_listener() in
     /// unix_socket.hpp), plain HTTP; stop() removes the socket file.
     listener(io_threads& io, http_context& context, config::listen_address address);
+
+    /// Accepts on `fd`, a listening socket the supervisor opened for `address` and this
+    /// server process inherited (server_process_role.hpp); `protocol` is the address family
+    /// (v4 for a Unix socket, whose file stays the supervisor's). Throws std::system_error.
+    listener(io_threads& io, int fd, boost::asio::ip::tcp protocol, http_context& context,
+             config::listen_address address, std::shared_ptr<tls_certificate_store> tls);
 
     /// The configured address it serves.
     const config::listen_address& address() const noexcept { return address_; }

@@ -17,6 +17,9 @@
 #include <system_error>
 #include <thread>
 
+#include <sys/prctl.h>
+#include <unistd.h>
+
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/rotating_file_sink.h>
@@ -38,7 +41,9 @@
 #include "server/local_certificate.hpp"
 #include "server/memory_allocator.hpp"
 #include "server/reload_client.hpp"
+#include "server/server_process_role.hpp"
 #include "server/snapshot_builder.hpp"
+#include "server/supervisor.hpp"
 #include "server/systemd_notifier.hpp"
 #include "worker/classic_runtime.hpp"
 #include "worker/pool.hpp"
@@ -148,7 +153,7 @@ std::size_t default_cpus(const server::cgroup_limits& limits) {
 }
 
 int serve(config::server_config& config, const config::command_line& command,
-          nlohmann::json document) {
+          nlohmann::json document, std::optional<server::server_process_role> role) {
     const config::server_config source = config;
     const server::cgroup_limits limits = server::current_cgroup_limits();
     const std::size_t cpus = default_cpus(limits);
@@ -237,7 +242,8 @@ int serve(config::server_config& config, const config::command_line& command,
                                                                 std::move(loaded.document)};
     };
     // Binds every address now: a port in use fails here, before anything is served.
-    server::http_server server(first.snapshot, pool, std::move(reread), factory, notifier);
+    server::http_server server(first.snapshot, pool, std::move(reread), factory, notifier,
+                               std::move(role));
     // The admin endpoint answers while the PHP threads boot (readyz says 503 meanwhile).
     server.start();
     if (!pool.start()) {
@@ -330,6 +336,23 @@ config::server_config load(const config::command_line& command, bool print_warni
 }
 
 int main(int argc, char** argv) {
+    // A server process of a supervisor (processes > 1) learns its place and sockets here,
+    // before anything reads the environment.
+    std::optional<server::server_process_role> role;
+    try {
+        role = server::server_process_role::take_from_environment();
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "spindle: %s\n", e.what());
+        return 1;
+    }
+    if (role) {
+        // The supervisor gone (killed), its processes drain and stop rather than serve on
+        // unsupervised; checked after the request, in case it went before.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != role->supervisor) {
+            return 1;
+        }
+    }
     config::command_line command;
     nlohmann::json document;  // run: the configuration as JSON (GET /config)
     try {
@@ -382,6 +405,9 @@ int main(int argc, char** argv) {
                 command.config =
                     config::config_from_json(loaded.document, command.config_file, loaded.sources);
                 document = std::move(loaded.document);
+                if (command.processes) {
+                    command.config.processes = *command.processes;
+                }
                 break;
             }
             case config::command_kind::php_server: break;
@@ -397,7 +423,10 @@ int main(int argc, char** argv) {
     // A fatal signal (an extension's segfault, an abort()) is reported in the log's format.
     server::install_crash_report(command.config.log_format);
     try {
-        return serve(command.config, command, std::move(document));
+        if (!role && command.config.processes > 1) {
+            return server::run_supervisor(command.config, argv);
+        }
+        return serve(command.config, command, std::move(document), std::move(role));
     } catch (const config::config_error& e) {
         spdlog::get("config")->error("{}", e.what());
         return 2;

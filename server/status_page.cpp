@@ -85,23 +85,30 @@ tr[data-state="draining"] td.state, tr[data-state="done"] td.state { color: #777
     }
   }
 
+  // A thread's key: its slot, or PROCESS.SLOT when the supervisor of several processes merged
+  // their threads (each process numbers its own slots).
+  function keyOf(t) {
+    return t.process ? t.process + "." + t.index : String(t.index);
+  }
+
   function render(data) {
     const elapsed = previous ? data.time - previous.time : 0;
     const before = new Map();
     if (previous) {
       for (const t of previous.threads) {
-        before.set(t.index, t.requests);
+        before.set(keyOf(t), t.requests);
       }
     }
     let total = 0;
     for (const t of data.threads) {
-      const tr = rowFor(t.index);
+      const key = keyOf(t);
+      const tr = rowFor(key);
       tr.dataset.state = t.state;
-      const rate = elapsed > 0 && before.has(t.index)
-        ? Math.max(0, t.requests - before.get(t.index)) / elapsed : 0;
+      const rate = elapsed > 0 && before.has(key)
+        ? Math.max(0, t.requests - before.get(key)) / elapsed : 0;
       total += rate;
       const cells = tr.children;
-      setText(cells[0], String(t.index));
+      setText(cells[0], key);
       setText(cells[1], t.group);
       setText(cells[2], t.state);
       setText(cells[3], String(t.requests));

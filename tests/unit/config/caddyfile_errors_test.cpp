@@ -760,5 +760,14 @@ TEST(CaddyfileErrors, TrustedProxiesAndProxyProtocol) {
               "Caddyfile:5: \"10.0.0.0/99\" is not an IP range: the prefix length is above 32");
 }
 
+TEST(CaddyfileErrors, BadProcesses) {
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tprocesses none\n\t}\n")),
+              "Caddyfile:3: processes: \"none\" is not a whole number");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\tprocesses 0\n\t}\n")),
+              "Caddyfile:3: processes: must be an integer from 1 to 256");
+    EXPECT_EQ(error_of(global("\tfrankenphp {\n\t\temergency_restart_threshold -1\n\t}\n")),
+              "Caddyfile:3: emergency_restart_threshold: \"-1\" is not a whole number");
+}
+
 }  // namespace
 }  // namespace spindle::config

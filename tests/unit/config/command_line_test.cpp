@@ -687,5 +687,17 @@ TEST(ParseCommandLine, TrustedProxiesFlags) {
               "10.0.0.0/8 or fd00::/8");
 }
 
+TEST(ParseCommandLine, ProcessesFlag) {
+    EXPECT_EQ(php_server({}).processes, 1u);
+    EXPECT_EQ(php_server({"--processes", "4"}).processes, 4u);
+    const command_line run = parse({"run", "--config", "x.json", "--processes", "3"});
+    EXPECT_EQ(run.processes, std::optional<std::size_t>(3));
+    EXPECT_FALSE(parse({"run"}).processes.has_value());
+    EXPECT_EQ(error_of({"php-server", "--processes", "0"}),
+              "flag --processes: \"0\" is not a positive integer");
+    EXPECT_EQ(error_of({"php-server", "--processes", "257"}),
+              "flag --processes: \"257\" is more than 256 processes");
+}
+
 }  // namespace
 }  // namespace spindle::config

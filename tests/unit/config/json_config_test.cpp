@@ -741,5 +741,29 @@ TEST(JsonConfig, TrustedProxiesAndProxyProtocolErrors) {
         "c.json: /http/listener_wrappers/0/allow: must be an array of strings");
 }
 
+TEST(JsonConfig, ProcessesAndTheirRestartThreshold) {
+    const server_config defaults =
+        config_from_json(read_json_file(with_top(R"("admin": "off")"), "c.json"), "c.json");
+    EXPECT_EQ(defaults.processes, 1u);
+    EXPECT_EQ(defaults.emergency_restart_threshold, 10u);
+    EXPECT_EQ(defaults.emergency_restart_interval, 60s);
+    const server_config c = config_from_json(
+        read_json_file(with_top(R"("php": {"processes": 4, "emergency_restart_threshold": 0,
+                                           "emergency_restart_interval": "30s"})"),
+                       "c.json"),
+        "c.json");
+    EXPECT_EQ(c.processes, 4u);
+    EXPECT_EQ(c.emergency_restart_threshold, 0u);
+    EXPECT_EQ(c.emergency_restart_interval, 30s);
+}
+
+TEST(JsonConfigErrors, BadProcesses) {
+    EXPECT_EQ(error_of(with_top(R"("php": {"processes": 0})")),
+              "c.json: /php/processes: must be an integer from 1 to 256");
+    EXPECT_EQ(error_of(with_top(R"("php": {"emergency_restart_interval": 5})")),
+              "c.json: /php/emergency_restart_interval: must be a duration string such as "
+              "\"30s\"");
+}
+
 }  // namespace
 }  // namespace spindle::config
