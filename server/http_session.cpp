@@ -383,7 +383,8 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
         }
         if (req.version() >= 11 && !parser_->is_done()) {
             stream_.expires_after(limits().write_timeout);
-            static constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+            // Built once by the head builder, as every head is; static: it outlives the write.
+            static const std::string continue_line = http1_head(100).finish();
             net::async_write(
                 stream_, net::buffer(continue_line),
                 beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
