@@ -24,7 +24,7 @@
 #include "encode/static_variant.hpp"
 #include "server/access_log.hpp"
 #include "server/body_store.hpp"
-#include "server/header_rules.hpp"
+#include "server/http1_head.hpp"
 #include "server/http_date.hpp"
 #include "server/mime_types.hpp"
 #include "server/path_matcher.hpp"
@@ -122,9 +122,6 @@ http_session::http_session(net::ip::tcp::socket&& socket, http_context& context,
 http_session::~http_session() {
     if (file_fd_ >= 0) {
         ::close(file_fd_);
-    }
-    if (in_response_) {
-        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
     }
     context_.connections.fetch_sub(1, std::memory_order_relaxed);
 }
@@ -374,10 +371,7 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
         return;
     }
     // In flight from its header on: a body still arriving when the stop begins is waited for.
-    if (!in_response_) {
-        in_response_ = true;
-        context_.active_responses.fetch_add(1, std::memory_order_relaxed);
-    }
+    start_in_flight();
     const auto& req = parser_->get();
     body_ = std::make_unique<body_store>(limits().body_memory_size);
 
@@ -389,7 +383,8 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
         }
         if (req.version() >= 11 && !parser_->is_done()) {
             stream_.expires_after(limits().write_timeout);
-            static constexpr std::string_view continue_line = "HTTP/1.1 100 Continue\r\n\r\n";
+            // Built once by the head builder, as every head is; static: it outlives the write.
+            static const std::string continue_line = http1_head(100).finish();
             net::async_write(
                 stream_, net::buffer(continue_line),
                 beast::bind_front_handler(&http_session::on_continue_sent, shared_from_this()));
@@ -660,35 +655,24 @@ void http_session::redirect_to_https(std::uint16_t port, bool keep_alive) {
 
 void http_session::respond_fixed(const config::respond_rule& rule) {
     const bool has_body = status_has_body(rule.status);
-    std::string head = "HTTP/1.1 ";
-    append_number(head, static_cast<std::uint64_t>(rule.status));
-    head.append(" ").append(status_text(rule.status)).append("\r\n");
-    head.append("Date: ").append(current_http_date()).append("\r\nServer: Spindle\r\n");
+    http1_head head(rule.status);
+    head.date().server();
     if (has_body) {
         if (!rule.body.empty()) {
-            head.append("Content-Type: text/plain; charset=utf-8\r\n");
+            head.field("Content-Type", "text/plain; charset=utf-8");
         }
-        head.append("Content-Length: ");
-        append_number(head, rule.body.size());
-        head.append("\r\n");
+        head.content_length(rule.body.size());
     }
     const bool keep_alive = keep_alive_ && parser_->is_done();
-    if (!keep_alive) {
-        head.append("Connection: close\r\n");
-    } else if (parser_->get().version() < 11) {
-        head.append("Connection: keep-alive\r\n");
-    }
-    head.append("\r\n");
+    head.connection(keep_alive, static_cast<int>(parser_->get().version()));
     // No site for an ACME challenge answer: no header rules.
-    if (site_ != nullptr) {
-        apply_header_rules(head, site_->headers);
-    }
+    std::string bytes = head.finish(site_ != nullptr ? &site_->headers : nullptr);
     if (has_body && parser_->get().method() != http::verb::head) {
-        head.append(rule.body);
+        bytes.append(rule.body);
     }
-    response_status_ = rule.status;
+    response_status_ = head.status();
     outgoing item;
-    item.bytes = std::move(head);
+    item.bytes = std::move(bytes);
     item.last = true;
     item.keep_alive = keep_alive;
     queue(std::move(item));
@@ -757,7 +741,6 @@ void http_session::serve_file(int fd, const struct stat& st, const std::string& 
     const std::string_view vary = encoding.is_negotiable ? "Vary: Accept-Encoding\r\n" : "";
     const bool is_compressed = encoding.coding != encode::content_coding::identity;
 
-    std::string head;
     if (is_safe && is_not_modified(req[http::field::if_none_match],
                                    req[http::field::if_modified_since], etag, meta)) {
         ::close(fd);
@@ -791,41 +774,34 @@ void http_session::serve_file(int fd, const struct stat& st, const std::string& 
             st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec);
     }
 
-    head.append(status == 206 ? "HTTP/1.1 206 Partial Content\r\n" : "HTTP/1.1 200 OK\r\n");
-    head.append("Date: ").append(current_http_date()).append("\r\n");
-    head.append("Server: Spindle\r\n");
-    head.append("Content-Type: ").append(content_type).append("\r\n");
-    head.append("Content-Length: ");
-    append_number(head, compressed ? compressed->size() : range.length);
-    head.append("\r\nLast-Modified: ").append(last_modified);
+    http1_head builder(status);
+    builder.date().server();
+    builder.field("Content-Type", content_type);
+    builder.content_length(compressed ? compressed->size() : range.length);
+    builder.field("Last-Modified", last_modified);
     if (compressed) {
         // No Accept-Ranges: ranges are served from the identity file only.
-        head.append("\r\nETag: ").append(encode::weak_etag(etag));
-        head.append("\r\nContent-Encoding: ").append(to_string(encoding.coding)).append("\r\n");
+        builder.field("ETag", encode::weak_etag(etag));
+        builder.field("Content-Encoding", to_string(encoding.coding));
     } else {
-        head.append("\r\nETag: ").append(etag);
-        head.append("\r\nAccept-Ranges: bytes\r\n");
+        builder.field("ETag", etag);
+        builder.field("Accept-Ranges", "bytes");
     }
-    head.append(vary);
-    head.append(extra_headers);
+    builder.lines(vary);
+    builder.lines(extra_headers);
     if (status == 206) {
-        head.append("Content-Range: bytes ");
-        append_number(head, range.first);
-        head.push_back('-');
-        append_number(head, range.first + range.length - 1);
-        head.push_back('/');
-        append_number(head, meta.size);
-        head.append("\r\n");
+        std::string content_range = "bytes ";
+        append_number(content_range, range.first);
+        content_range.push_back('-');
+        append_number(content_range, range.first + range.length - 1);
+        content_range.push_back('/');
+        append_number(content_range, meta.size);
+        builder.field("Content-Range", content_range);
     }
-    if (!keep_alive_) {
-        head.append("Connection: close\r\n");
-    } else if (req.version() < 11) {
-        head.append("Connection: keep-alive\r\n");
-    }
-    head.append("\r\n");
-    apply_header_rules(head, site_->headers);
+    builder.connection(keep_alive_, static_cast<int>(req.version()));
+    std::string head = builder.finish(&site_->headers);
 
-    response_status_ = status;
+    response_status_ = builder.status();
     outgoing item;
     item.keep_alive = keep_alive_;
     if (is_head || range.length == 0 || compressed) {
@@ -1008,6 +984,12 @@ void http_session::dispatch_php(route& r) {
     out.sink = exchange.get();
 
     exchange_ = exchange;
+    // While PHP runs the exchange holds the count: a PHP thread that writes the response
+    // itself ends it there (php_exchange::write_directly).
+    if (in_flight_) {
+        exchange->hold(std::move(*in_flight_));
+        in_flight_.reset();
+    }
     queue_group_ = 0;
     for (const worker_route& w : site_->workers) {
         if (w.file == out.script_filename) {
@@ -1036,7 +1018,7 @@ void http_session::dispatch_php(route& r) {
             return;
         case worker::submit_result::rejected:
             context_.metrics.record_rejection(rejection::queue_full);
-            exchange_.reset();
+            drop_exchange();
             respond(503, "every PHP thread is busy and the queue is full; retry shortly",
                     keep_alive_, "Retry-After: 1\r\n");
             return;
@@ -1180,8 +1162,7 @@ void http_session::on_exchange_failed(std::uint64_t request_id) {
 }
 
 void http_session::finish_direct_response(bool readable) {
-    // The PHP thread already counted the response (metrics, active_responses).
-    in_response_ = false;
+    // The PHP thread completed the response (metrics, access log, the in-flight count).
     exchange_.reset();
     queue_timer_.cancel();
     ++watch_generation_;
@@ -1192,10 +1173,17 @@ void http_session::drop_exchange() {
     if (!exchange_) {
         return;
     }
-    if (exchange_->abort()) {
-        in_response_ = false;  // written and counted by the PHP thread
+    // Empty when the PHP thread wrote the response itself and ended the count.
+    if (std::optional<active_response> in_flight = exchange_->abort()) {
+        in_flight_ = std::move(in_flight);
     }
     exchange_.reset();
+}
+
+void http_session::start_in_flight() {
+    if (!in_flight_) {
+        in_flight_.emplace(context_.active_responses);
+    }
 }
 
 void http_session::deliver(std::uint64_t request_id, response_piece piece) {
@@ -1203,6 +1191,10 @@ void http_session::deliver(std::uint64_t request_id, response_piece piece) {
         return;
     }
     queue_timer_.cancel();
+    if (!in_flight_) {
+        // The first piece: the response is relayed, and this session completes it.
+        in_flight_ = exchange_->take_in_flight();
+    }
     if (piece.handoff) {
         // The PHP side is done: the file is this connection's alone from here, as a static
         // file is. Stop the disconnect watch unless a write (an interim response) is under way;
@@ -1233,10 +1225,7 @@ void http_session::deliver(std::uint64_t request_id, response_piece piece) {
 
 void http_session::respond(int status, std::string_view body, bool keep_alive,
                            std::string_view extra_headers) {
-    if (!in_response_) {
-        in_response_ = true;
-        context_.active_responses.fetch_add(1, std::memory_order_relaxed);
-    }
+    start_in_flight();
     bool is_head =
         parser_ && parser_->is_header_done() && parser_->get().method() == http::verb::head;
     // An unread request body cannot be skipped reliably: close after the answer.
@@ -1248,31 +1237,23 @@ void http_session::respond(int status, std::string_view body, bool keep_alive,
         text.append(std::to_string(status)).append(" ").append(status_text(status));
         text.append(": ").append(body).append("\n");
     }
-    std::string head = "HTTP/1.1 ";
-    append_number(head, static_cast<std::uint64_t>(status));
-    head.append(" ").append(status_text(status)).append("\r\n");
-    head.append("Date: ").append(current_http_date()).append("\r\nServer: Spindle\r\n");
-    head.append(extra_headers);
+    http1_head head(status);
+    head.date().server().lines(extra_headers);
     if (status != 204 && status != 304) {
         if (!text.empty()) {
-            head.append("Content-Type: text/plain; charset=utf-8\r\n");
+            head.field("Content-Type", "text/plain; charset=utf-8");
         }
-        head.append("Content-Length: ");
-        append_number(head, text.size());
-        head.append("\r\n");
+        head.content_length(text.size());
     }
-    if (!keep_alive) {
-        head.append("Connection: close\r\n");
-    } else if (parser_ && parser_->get().version() < 11) {
-        head.append("Connection: keep-alive\r\n");
-    }
-    head.append("\r\n");
+    // Before a request line was parsed there is no version: answer as HTTP/1.1 does.
+    head.connection(keep_alive, parser_ ? static_cast<int>(parser_->get().version()) : 11);
+    std::string bytes = head.finish();
     if (!is_head) {
-        head.append(text);
+        bytes.append(text);
     }
-    response_status_ = status;
+    response_status_ = head.status();
     outgoing item;
-    item.bytes = std::move(head);
+    item.bytes = std::move(bytes);
     item.last = true;
     item.keep_alive = keep_alive;
     queue(std::move(item));
@@ -1463,10 +1444,7 @@ void http_session::finish_response(bool keep_alive) {
         do_linger();
         return;
     }
-    if (in_response_) {
-        in_response_ = false;
-        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
-    }
+    in_flight_.reset();
     do_wait_request();
 }
 
@@ -1513,10 +1491,7 @@ void http_session::do_close() {
     drop_exchange();
     idle_timer_.cancel();
     rate_timer_.cancel();
-    if (in_response_) {
-        in_response_ = false;
-        context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
-    }
+    in_flight_.reset();
     queue_timer_.cancel();
     beast::error_code ec;
     stream_.socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);

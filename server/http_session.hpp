@@ -17,8 +17,10 @@
 #include <boost/beast/http/buffer_body.hpp>
 #include <boost/beast/http/parser.hpp>
 
+#include "server/active_response.hpp"
 #include "server/http_context.hpp"
 #include "server/proxy_header.hpp"
+#include "server/response_connection.hpp"
 #include "server/router.hpp"
 #include "server/server_snapshot.hpp"
 #include "server/session_stream.hpp"
@@ -28,7 +30,6 @@ namespace spindle::server {
 class body_store;
 class php_exchange;
 class spill_file;
-struct response_piece;
 class tls_certificates;
 struct file_handoff;
 
@@ -46,14 +47,16 @@ struct file_handoff;
 /// Requests are answered one at a time; pipelined requests wait in the read buffer, so
 /// responses come back in order. A request counts as in flight (http_context's
 /// active_responses, which the graceful stop waits for) from its complete header to the end
-/// of its response, the linger of a closing connection included.
+/// of its response, the linger of a closing connection included: an active_response guard in
+/// in_flight_, or in the exchange while PHP runs (php_exchange::hold()).
 ///
 /// Writing: each write may wait for the client at most write_timeout without progress, and
 /// while a response waits for the client it must take at least min_write_rate bytes/s over
 /// each write_timeout window (as Apache's mod_reqtimeout MinRate for request bodies), or it
 /// is closed, logged "too slow" and counted; a client that reads whatever is written is never
 /// judged, however slowly PHP produces the response.
-class http_session : public std::enable_shared_from_this<http_session> {
+class http_session final : public response_connection,
+                           public std::enable_shared_from_this<http_session> {
   public:
     /// `address` is where the connection arrived: each request answers with the sites the
     /// configuration current when it starts lists there. `tls`: the listener's certificates
@@ -68,16 +71,16 @@ class http_session : public std::enable_shared_from_this<http_session> {
     /// A piece of the response to request `request_id`, in order; dropped when that request
     /// is no longer the one being answered (the connection closed, or a late piece). Posted by
     /// the PHP thread's exchange.
-    void deliver(std::uint64_t request_id, response_piece piece);
+    void deliver(std::uint64_t request_id, response_piece piece) override;
     /// The PHP thread wrote request `request_id`'s whole response itself while the session was
     /// not watching the socket. Posted by that thread.
-    void on_direct_completion(std::uint64_t request_id);
+    void on_direct_completion(std::uint64_t request_id) override;
     /// The PHP thread could not complete request `request_id`'s response (out of memory):
     /// the connection closes. Posted by that thread.
-    void on_exchange_failed(std::uint64_t request_id);
+    void on_exchange_failed(std::uint64_t request_id) override;
 
     /// The executor every member runs on: the connection's I/O thread.
-    boost::asio::any_io_executor executor() { return stream_.get_executor(); }
+    boost::asio::any_io_executor executor() override { return stream_.get_executor(); }
 
   private:
     using parser_type = boost::beast::http::request_parser<boost::beast::http::buffer_body>;
@@ -155,8 +158,10 @@ class http_session : public std::enable_shared_from_this<http_session> {
     /// The PHP thread wrote the whole response itself: on to the next request; `readable`:
     /// the socket was just seen readable.
     void finish_direct_response(bool readable);
-    /// Fails the PHP side and lets the exchange go.
+    /// Fails the PHP side and lets the exchange go, taking back the in-flight count it held.
     void drop_exchange();
+    /// Counts the current request as in flight from now on, if it is not yet.
+    void start_in_flight();
 
     /// A complete short response (errors, redirects, 304), then keep-alive or close.
     void respond(int status, std::string_view body, bool keep_alive,
@@ -214,10 +219,12 @@ class http_session : public std::enable_shared_from_this<http_session> {
     std::uint64_t request_id_ = 0;
     double request_start_ = 0;                             ///< wall clock, for PHP
     std::chrono::steady_clock::time_point request_clock_;  ///< for the duration metric
-    std::string target_path_;           ///< raw (still encoded) path of the request-target
-    std::string target_query_;          ///< raw query without '?'
-    bool keep_alive_ = false;           ///< what the client asked for
-    bool in_response_ = false;          ///< counted in context_.active_responses
+    std::string target_path_;   ///< raw (still encoded) path of the request-target
+    std::string target_query_;  ///< raw query without '?'
+    bool keep_alive_ = false;   ///< what the client asked for
+    /// Counts the request in context_.active_responses; empty between requests, and while the
+    /// exchange holds the count.
+    std::optional<active_response> in_flight_;
     int response_status_ = 0;           ///< the final status written, for the access log
     std::uint64_t response_bytes_ = 0;  ///< bytes written for the current response
 

@@ -13,10 +13,8 @@
 
 #include "server/access_log.hpp"
 #include "server/field_lists.hpp"
-#include "server/header_rules.hpp"
+#include "server/http1_head.hpp"
 #include "server/http_context.hpp"
-#include "server/http_date.hpp"
-#include "server/http_session.hpp"
 #include "server/status_text.hpp"
 
 namespace spindle::server {
@@ -30,12 +28,6 @@ double milliseconds_since(double start) {
 
 bool iequals(std::string_view a, std::string_view b) {
     return a.size() == b.size() && strncasecmp(a.data(), b.data(), a.size()) == 0;
-}
-
-void append_number(std::string& out, std::uint64_t n) {
-    char digits[24];
-    auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-    out.append(digits, end);
 }
 
 // Whether a Vary value already covers Accept-Encoding ("*" covers everything).
@@ -53,13 +45,13 @@ void append_hex(std::string& out, std::uint64_t n) {
 
 }  // namespace
 
-php_exchange::php_exchange(std::shared_ptr<http_session> session, http_context& context,
+php_exchange::php_exchange(std::shared_ptr<response_connection> connection, http_context& context,
                            std::shared_ptr<const server_snapshot> snapshot, bool is_head,
                            bool client_keep_alive,
                            const std::vector<config::header_rule>& header_rules,
                            const encode::encode_policy* encode,
                            const config::x_sendfile_config* x_sendfile)
-    : session_(std::move(session)),
+    : connection_(std::move(connection)),
       context_(context),
       snapshot_(std::move(snapshot)),
       is_head_(is_head),
@@ -76,7 +68,7 @@ php_exchange::~php_exchange() {
 void php_exchange::send_informational(int status,
                                       const std::vector<sapi::header>& headers) noexcept {
     // Interim responses exist only in HTTP/1.1, and only before the final head.
-    if (committed_ || finished_ || request.http_version < 11) {
+    if (phase_ >= output_phase::committed || request.http_version < 11) {
         return;
     }
     try {
@@ -87,26 +79,23 @@ void php_exchange::send_informational(int status,
 }
 
 void php_exchange::send_interim(int status, const std::vector<sapi::header>& headers) {
-    std::string bytes = "HTTP/1.1 ";
-    append_number(bytes, static_cast<std::uint64_t>(status));
-    bytes.append(" ").append(status_text(status)).append("\r\n");
+    http1_head head(status);
     for (const auto& h : headers) {
         // Content-Type is PHP's default header, meaningless on an interim response.
         if (iequals(h.name, "content-type")) {
             continue;
         }
-        bytes.append(h.name).append(": ").append(h.value).append("\r\n");
+        head.field(h.name, h.value);
     }
-    bytes.append("\r\n");
-    post(std::move(bytes), false);
+    post(head.finish(), false);
 }
 
 void php_exchange::send_head(int status, std::string_view reason,
                              std::vector<sapi::header> headers) noexcept {
-    if (head_received_ || finished_) {
-        return;
+    if (phase_ != output_phase::awaiting_head) {
+        return;  // one head per response
     }
-    head_received_ = true;
+    advance(output_phase::head_set);
     status_ = status;
     headers_ = std::move(headers);
     has_body_ = status_has_body(status) && !is_head_;
@@ -126,7 +115,7 @@ bool php_exchange::write(std::string_view data) noexcept {
     if (is_aborted()) {
         return false;
     }
-    if (finished_ || handoff_) {
+    if (phase_ == output_phase::finished || handoff_) {
         return true;
     }
     try {
@@ -139,9 +128,9 @@ bool php_exchange::write(std::string_view data) noexcept {
 
 bool php_exchange::write_body(std::string_view data) {
     std::string bytes;
-    if (!committed_) {
+    if (phase_ < output_phase::committed) {
         pending_.append(data);
-        if (pending_.size() < commit_threshold || !head_received_) {
+        if (pending_.size() < commit_threshold || phase_ == output_phase::awaiting_head) {
             return true;
         }
         choose_coding(std::nullopt);
@@ -158,7 +147,7 @@ bool php_exchange::flush() noexcept {
     if (is_aborted()) {
         return false;
     }
-    if (finished_ || !head_received_ || handoff_) {
+    if (phase_ == output_phase::finished || phase_ == output_phase::awaiting_head || handoff_) {
         return true;
     }
     try {
@@ -171,7 +160,7 @@ bool php_exchange::flush() noexcept {
 
 bool php_exchange::flush_body() {
     std::string bytes;
-    if (!committed_) {
+    if (phase_ < output_phase::committed) {
         choose_coding(std::nullopt);
         bytes = commit(std::nullopt);
     }
@@ -182,13 +171,13 @@ bool php_exchange::flush_body() {
 }
 
 void php_exchange::finish(bool script_failed) noexcept {
-    if (finished_) {
+    if (phase_ == output_phase::finished) {
         return;
     }
     try {
         finish_response(script_failed);
     } catch (const std::bad_alloc&) {
-        finished_ = true;
+        advance(output_phase::finished);
         fail_out_of_memory();
     }
     // Pieces still on their way hold the file; it is gone once the last is written.
@@ -197,11 +186,12 @@ void php_exchange::finish(bool script_failed) noexcept {
 
 void php_exchange::finish_response(bool script_failed) {
     if (handoff_ && !script_failed) {
-        finished_ = true;
+        advance(output_phase::finished);
         response_piece piece;
         piece.handoff = std::move(handoff_);
         piece.last = true;
-        send_piece(std::move(piece));
+        // False: the client left meanwhile, and the file is not sent.
+        static_cast<void>(send_piece(std::move(piece)));
         return;
     }
     if (handoff_) {
@@ -209,20 +199,20 @@ void php_exchange::finish_response(bool script_failed) {
         handoff_.reset();
         drop_handoff_fields(headers_);
     }
-    if (script_failed && !committed_ && status_ == 200) {
+    if (script_failed && phase_ < output_phase::committed && status_ == 200) {
         status_ = 500;
     }
-    if (!head_received_) {
+    if (phase_ == output_phase::awaiting_head) {
         // The script ended before PHP produced a head (request start-up failed).
         status_ = 500;
         headers_ = {{"Content-Type", "text/plain; charset=utf-8"}};
         pending_ = "500 Internal Server Error: the PHP request could not start\n";
         has_body_ = !is_head_;
-        head_received_ = true;
+        advance(output_phase::head_set);
         client_keep_alive_ = false;
     }
     std::string bytes;
-    if (!committed_) {
+    if (phase_ < output_phase::committed) {
         // The whole body is known: plain Content-Length framing, one write. (A HEAD response
         // carries the length the GET body would have, compressed as GET's would be.)
         choose_coding(pending_.size());
@@ -250,11 +240,14 @@ void php_exchange::finish_response(bool script_failed) {
         // The script declared a length it did not write: the connection cannot be reused.
         client_keep_alive_ = false;
     }
-    finished_ = true;
+    advance(output_phase::finished);
     // The compressor's state goes back to this thread's block cache for its next response,
     // not to whichever thread drops the exchange.
     encoder_.reset();
-    if (direct_fd_ >= 0 && !posted_ && client_keep_alive_) {
+    // Direct only while nothing went through the I/O thread: the rest must follow it there.
+    const exchange_state current = state();
+    if (direct_fd_ >= 0 && client_keep_alive_ &&
+        (current == exchange_state::watched || current == exchange_state::unwatched)) {
         std::uint64_t sent = 0;
         if (write_directly(bytes, &sent)) {
             return;
@@ -268,7 +261,7 @@ void php_exchange::finish_response(bool script_failed) {
 bool php_exchange::write_directly(std::string& bytes, std::uint64_t* sent) {
     {
         std::lock_guard lock(mutex_);
-        if (aborted_.load(std::memory_order_relaxed)) {
+        if (state() == exchange_state::aborted) {
             return true;  // the client is gone: nothing is owed to anyone
         }
         ssize_t n = 0;
@@ -285,29 +278,32 @@ bool php_exchange::write_directly(std::string& bytes, std::uint64_t* sent) {
             return false;
         }
     }
-    // The session reads the client's next request only once completed_directly_ is set below,
-    // so this line comes before that request's. Written outside the mutex: a slow log sink
-    // must not hold up the I/O thread that takes it.
+    // The session reads the client's next request only once the state is written (below), so
+    // this line comes before that request's. Written outside the mutex: a slow log sink must
+    // not hold up the I/O thread that takes it.
     if (access_log_site_ != nullptr) {
         log_direct_access(bytes.size());
     }
     const auto now = std::chrono::steady_clock::now();
     bool notify = false;
+    std::optional<active_response> in_flight;
     {
         std::lock_guard lock(mutex_);
-        if (aborted_.load(std::memory_order_relaxed)) {
-            // The session closed meanwhile and counts the response as its own.
+        notify = state() == exchange_state::unwatched;
+        if (!move_to(exchange_state::written)) {
+            // Aborted meanwhile: the session closed and completes the response as its own.
             return true;
         }
-        completed_directly_ = now;
-        notify = session_needs_notice_;
+        completed_at_ = now;
+        in_flight = std::move(in_flight_count_);
+        in_flight_count_.reset();
     }
-    // What the session's finish_response() would count; the session skips it for this one.
+    // This thread owns the completion: what the session's finish_response() does for the
+    // responses it writes. The in-flight count ends as `in_flight` goes out of scope.
     context_.metrics.record_response(status_, now - request_clock_);
-    context_.active_responses.fetch_sub(1, std::memory_order_relaxed);
     if (notify) {
-        boost::asio::post(session_->executor(), [session = session_, id = request.id] {
-            session->on_direct_completion(id);
+        boost::asio::post(connection_->executor(), [connection = connection_, id = request.id] {
+            connection->on_direct_completion(id);
         });
     }
     return true;
@@ -329,14 +325,16 @@ void php_exchange::log_direct_access(std::uint64_t bytes) const {
 }
 
 bool php_exchange::is_aborted() const noexcept {
-    return aborted_.load(std::memory_order_acquire) ||
+    return state() == exchange_state::aborted ||
            context_.responses_abandoned.load(std::memory_order_acquire);
 }
 
 void php_exchange::fail_out_of_memory() noexcept {
     {
         std::lock_guard lock(mutex_);
-        aborted_.store(true, std::memory_order_release);
+        if (!move_to(exchange_state::aborted)) {
+            return;  // aborted already (the client left), or written: nothing left to fail
+        }
     }
     drained_.notify_all();
     // Both may fail again for want of memory; the session then closes the connection at its
@@ -345,8 +343,8 @@ void php_exchange::fail_out_of_memory() noexcept {
         spdlog::get("server")->error(
             "[req {}] out of memory while sending the response; closing the connection",
             request.id);
-        boost::asio::post(session_->executor(), [session = session_, id = request.id] {
-            session->on_exchange_failed(id);
+        boost::asio::post(connection_->executor(), [connection = connection_, id = request.id] {
+            connection->on_exchange_failed(id);
         });
     } catch (...) {
     }
@@ -397,20 +395,14 @@ void php_exchange::choose_coding(std::optional<std::uint64_t> known_length) {
 }
 
 std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
-    committed_ = true;
-    std::string head;
-    head.reserve(256 + headers_.size() * 48);
-    head.append("HTTP/1.1 ");
-    append_number(head, static_cast<std::uint64_t>(status_));
-    head.push_back(' ');
-    head.append(reason_.empty() ? status_text(status_) : std::string_view(reason_));
-    head.append("\r\n");
+    advance(output_phase::committed);
+    http1_head head(status_, reason_);
     // Date is a singleton field (RFC 9110 6.6.1): a Date the script set (Symfony's Response
     // always sets one) is the only one, as Go's net/http does under FrankenPHP.
     const bool has_date = std::any_of(headers_.begin(), headers_.end(),
                                       [](const auto& h) { return iequals(h.name, "date"); });
     if (!has_date) {
-        head.append("Date: ").append(current_http_date()).append("\r\n");
+        head.date();
     }
 
     bool has_server = false;
@@ -429,7 +421,7 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
                 continue;
             }
             if (iequals(h.name, "etag")) {
-                head.append(h.name).append(": ").append(encode::weak_etag(h.value)).append("\r\n");
+                head.field(h.name, encode::weak_etag(h.value));
                 continue;
             }
         }
@@ -453,21 +445,21 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
             // response (php-fpm and Go's net/http drop it here too). Elsewhere the name is
             // spelt as everyone spells it, not as PHP's default header has it ("Content-type").
             if (status_ != 304) {
-                head.append("Content-Type: ").append(h.value).append("\r\n");
+                head.field("Content-Type", h.value);
             }
             continue;
         }
         has_server = has_server || iequals(h.name, "server");
-        head.append(h.name).append(": ").append(h.value).append("\r\n");
+        head.field(h.name, h.value);
     }
     if (!has_server) {
-        head.append("Server: Spindle\r\n");
+        head.server();
     }
     if (is_negotiable_ && !has_vary) {
-        head.append("Vary: Accept-Encoding\r\n");
+        head.field("Vary", "Accept-Encoding");
     }
     if (encoder_) {
-        head.append("Content-Encoding: ").append(to_string(encoder_->coding())).append("\r\n");
+        head.field("Content-Encoding", to_string(encoder_->coding()));
     }
 
     if (status_has_body(status_)) {
@@ -475,25 +467,17 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
             known_length = declared_length_;
         }
         if (known_length) {
-            head.append("Content-Length: ");
-            append_number(head, *known_length);
-            head.append("\r\n");
+            head.content_length(*known_length);
         } else if (request.http_version >= 11) {
             chunked_ = has_body_;
-            head.append("Transfer-Encoding: chunked\r\n");
+            head.field("Transfer-Encoding", "chunked");
         } else {
             // HTTP/1.0 without a length: the end of the body is the end of the connection.
             client_keep_alive_ = false;
         }
     }
-    if (!client_keep_alive_) {
-        head.append("Connection: close\r\n");
-    } else if (request.http_version < 11) {
-        head.append("Connection: keep-alive\r\n");
-    }
-    head.append("\r\n");
-    apply_header_rules(head, header_rules_);
-    return head;
+    head.connection(client_keep_alive_, request.http_version);
+    return head.finish(&header_rules_);
 }
 
 void php_exchange::frame_body(std::string_view data, std::string& out, encode::encode_step step) {
@@ -543,16 +527,11 @@ void php_exchange::frame_wire(std::string_view wire, std::string& out) {
 }
 
 bool php_exchange::post(std::string bytes, bool last, std::uint64_t sent_directly) {
-    posted_ = true;
     const std::size_t total = bytes.size();
     if (total == 0) {
-        if (is_aborted()) {
-            return false;
-        }
         response_piece piece;
         piece.last = last;
-        send_piece(std::move(piece));
-        return true;
+        return send_piece(std::move(piece));
     }
     std::size_t done = 0;
     while (done < total) {
@@ -578,7 +557,9 @@ bool php_exchange::post(std::string bytes, bool last, std::uint64_t sent_directl
         piece.sent_directly = done == 0 ? sent_directly : 0;
         done += place_of.size;
         piece.last = last && done == total;
-        send_piece(std::move(piece));
+        if (!send_piece(std::move(piece))) {
+            return false;
+        }
     }
     return true;
 }
@@ -643,13 +624,46 @@ bool php_exchange::spill(std::string_view bytes) {
     return false;
 }
 
-void php_exchange::send_piece(response_piece piece) {
+bool php_exchange::send_piece(response_piece piece) {
+    if (state() != exchange_state::relayed) {
+        // The first piece: from here the session completes the response.
+        std::lock_guard lock(mutex_);
+        if (!move_to(exchange_state::relayed)) {
+            return false;  // aborted: the session is gone or closing
+        }
+    }
     piece.keep_alive = client_keep_alive_;
-    piece.status = committed_ ? status_ : 0;
-    boost::asio::post(session_->executor(),
-                      [session = session_, id = request.id, piece = std::move(piece)]() mutable {
-                          session->deliver(id, std::move(piece));
-                      });
+    piece.status = phase_ >= output_phase::committed ? status_ : 0;
+    boost::asio::post(connection_->executor(), [connection = connection_, id = request.id,
+                                                piece = std::move(piece)]() mutable {
+        connection->deliver(id, std::move(piece));
+    });
+    return true;
+}
+
+void php_exchange::advance(output_phase to) noexcept {
+    phase_ = std::max(phase_, to);
+}
+
+bool php_exchange::move_to(exchange_state to) noexcept {
+    exchange_state now = state_.load(std::memory_order_relaxed);
+    if (!transition(now, to)) {
+        return false;
+    }
+    state_.store(now, std::memory_order_release);
+    return true;
+}
+
+void php_exchange::hold(active_response in_flight) noexcept {
+    std::lock_guard lock(mutex_);
+    in_flight_count_ = std::move(in_flight);
+}
+
+std::optional<active_response> php_exchange::take_in_flight() noexcept {
+    std::lock_guard lock(mutex_);
+    std::optional<active_response> taken = std::move(in_flight_count_);
+    in_flight_count_.reset();
+    return taken;
 }
 
 void php_exchange::allow_direct_write(int fd, std::chrono::steady_clock::time_point request_clock,
@@ -661,14 +675,21 @@ void php_exchange::allow_direct_write(int fd, std::chrono::steady_clock::time_po
 
 bool php_exchange::stop_watching() noexcept {
     std::lock_guard lock(mutex_);
-    session_needs_notice_ = !completed_directly_;
-    return completed_directly_.has_value();
+    if (move_to(exchange_state::unwatched)) {
+        return false;  // a direct write from now on posts a notice
+    }
+    // Refused: written (done), or relayed or aborted, where no direct write and so no notice
+    // can follow.
+    return state() == exchange_state::written;
 }
 
 std::optional<std::chrono::steady_clock::time_point> php_exchange::direct_completion()
     const noexcept {
     std::lock_guard lock(mutex_);
-    return completed_directly_;
+    if (state() != exchange_state::written) {
+        return std::nullopt;
+    }
+    return completed_at_;
 }
 
 void php_exchange::on_written(std::size_t bytes) noexcept {
@@ -689,18 +710,22 @@ void php_exchange::on_file_sent(std::uint64_t bytes) noexcept {
     drained_.notify_one();
 }
 
-bool php_exchange::abort() noexcept {
-    bool completed = false;
+std::optional<active_response> php_exchange::abort() noexcept {
+    std::optional<active_response> in_flight;
     {
         std::lock_guard lock(mutex_);
-        aborted_.store(true, std::memory_order_release);
-        completed = completed_directly_.has_value();
+        if (move_to(exchange_state::aborted) || state() == exchange_state::aborted) {
+            // The count comes back, unless the session took it already (a relayed response).
+            in_flight = std::move(in_flight_count_);
+            in_flight_count_.reset();
+        }
+        // Else written: the PHP thread completed the response and ended its count.
         // What waits in the session's queue is dropped with the connection.
         context_.response_memory.give_back(in_flight_);
         in_flight_ = 0;
     }
     drained_.notify_all();
-    return completed;
+    return in_flight;
 }
 
 }  // namespace spindle::server

@@ -15,31 +15,17 @@
 #include "encode/content_encoder.hpp"
 #include "encode/encode_policy.hpp"
 #include "sapi/request.hpp"
+#include "server/active_response.hpp"
 #include "server/body_store.hpp"
+#include "server/exchange_state.hpp"
+#include "server/response_connection.hpp"
 #include "server/server_snapshot.hpp"
 #include "server/spill_file.hpp"
 #include "server/x_sendfile.hpp"
 
 namespace spindle::server {
 
-class http_session;
 struct http_context;
-
-/// A piece of a PHP response on its way to the connection's I/O thread; pieces arrive in the
-/// order the PHP thread produced them.
-struct response_piece {
-    std::string bytes;                 ///< the bytes, unless they wait in `file`
-    std::shared_ptr<spill_file> file;  ///< set: the piece is file_length bytes of this file
-    std::uint64_t file_offset = 0;
-    std::uint64_t file_length = 0;
-    bool last = false;        ///< ends the response
-    bool keep_alive = false;  ///< with last: the connection goes on to the next request
-    int status = 0;           ///< the response's final status; 0 before it is known (1xx)
-    /// Bytes of this response the PHP thread already sent itself (a partial direct write).
-    std::uint64_t sent_directly = 0;
-    /// Set (with last): the response is this file, which the session sends (X-Sendfile).
-    std::shared_ptr<const file_handoff> handoff;
-};
 
 /// One PHP request in flight: the request as plain data, its body, and the response framing.
 ///
@@ -72,6 +58,12 @@ struct response_piece {
 /// closes it, and no timed Beast operation (whose expiry closes the socket) runs on it while
 /// the session only watches.
 ///
+/// Completion has one owner, decided by the exchange_state machine (exchange_state.hpp): the
+/// PHP thread when it wrote the whole response itself (it then records the metric, writes the
+/// access-log line and ends the in-flight count it was holding), the session in every other
+/// case. While PHP runs the exchange holds the request's in-flight count (hold()); the session
+/// takes it back with take_in_flight() or abort() when it becomes the owner.
+///
 /// X-Sendfile / X-Accel-Redirect (the site's `x_sendfile`): a head that names a file is not
 /// sent; the body the script writes is discarded, and when the script ends the file is handed
 /// to the session in one last piece, which serves it as a static file. The PHP thread is free
@@ -88,7 +80,7 @@ class php_exchange final : public sapi::output_sink {
     /// the site's compression policy (nullptr: off); `x_sendfile` its hand-off directories
     /// (nullptr: off); all of them live in `snapshot`, the configuration the request started
     /// with, which the exchange keeps. `context` outlives the exchange.
-    php_exchange(std::shared_ptr<http_session> session, http_context& context,
+    php_exchange(std::shared_ptr<response_connection> connection, http_context& context,
                  std::shared_ptr<const server_snapshot> snapshot, bool is_head,
                  bool client_keep_alive, const std::vector<config::header_rule>& header_rules,
                  const encode::encode_policy* encode, const config::x_sendfile_config* x_sendfile);
@@ -107,6 +99,12 @@ class php_exchange final : public sapi::output_sink {
     /// The client is gone, or the server abandoned the response (the end of a stop).
     bool is_aborted() const noexcept override;
 
+    /// Keeps the request's in-flight count while PHP runs (I/O thread, before dispatch).
+    void hold(active_response in_flight) noexcept;
+    /// The in-flight count back, unless the PHP thread completed the response itself and ended
+    /// it (I/O thread: the session completes a relayed response).
+    std::optional<active_response> take_in_flight() noexcept;
+
     /// Lets the PHP thread send a complete response itself on the plain TCP socket `fd`, then
     /// count it as the session would and, when `access_log_site` is not null, write its
     /// access-log line under that site's name (I/O thread, before dispatch).
@@ -124,9 +122,12 @@ class php_exchange final : public sapi::output_sink {
     /// `bytes` of what this exchange posted in its spill file were written (I/O thread).
     void on_file_sent(std::uint64_t bytes) noexcept;
     /// The client is gone: wake and fail the PHP side, release the memory the response held
-    /// (I/O thread). Returns true if the PHP thread had already written the whole response
-    /// itself (and counted it).
-    bool abort() noexcept;
+    /// (I/O thread). Returns the in-flight count for the session to end, empty when the PHP
+    /// thread had already written the whole response itself (and ended the count).
+    std::optional<active_response> abort() noexcept;
+
+    /// Where the response stands between the two threads (any thread; tests and logs).
+    exchange_state state() const noexcept { return state_.load(std::memory_order_acquire); }
 
   private:
     /// Where the next piece of a post goes.
@@ -167,8 +168,11 @@ class php_exchange final : public sapi::output_sink {
     placement place(std::size_t size);
     /// Writes a piece to the spill file; false (counted back) when the file cannot take it.
     bool spill(std::string_view bytes);
-    /// Posts one piece to the session's I/O thread.
-    void send_piece(response_piece piece);
+    /// Posts one piece to the session's I/O thread; false (nothing posted) once the response
+    /// was aborted.
+    bool send_piece(response_piece piece);
+    /// Moves state_ to `to` through transition(); the caller holds mutex_.
+    [[nodiscard]] bool move_to(exchange_state to) noexcept;
     /// Out of memory on the PHP thread: the response cannot be completed; the script is told
     /// the client is gone and the session closes the connection.
     void fail_out_of_memory() noexcept;
@@ -179,7 +183,7 @@ class php_exchange final : public sapi::output_sink {
     /// The access-log line of a response of `bytes` bytes this thread wrote itself.
     void log_direct_access(std::uint64_t bytes) const;
 
-    std::shared_ptr<http_session> session_;
+    std::shared_ptr<response_connection> connection_;
     http_context& context_;
     const std::shared_ptr<const server_snapshot> snapshot_;  ///< the request's configuration
     const bool is_head_;
@@ -188,10 +192,17 @@ class php_exchange final : public sapi::output_sink {
     const config::x_sendfile_config* x_sendfile_;
 
     // PHP thread only.
+    /// How far the PHP thread's output got; it only moves forward (advance()).
+    enum class output_phase {
+        awaiting_head,  ///< nothing yet: body bytes wait in pending_ for the head
+        head_set,       ///< the script's status and headers are in; the body may still buffer
+        committed,      ///< the head is framed (Content-Length or chunked) and on its way
+        finished,       ///< the response is complete; later output is dropped
+    };
+    /// Moves phase_ forward to `to`; never back (PHP thread).
+    void advance(output_phase to) noexcept;
+    output_phase phase_ = output_phase::awaiting_head;
     bool client_keep_alive_;
-    bool head_received_ = false;
-    bool committed_ = false;
-    bool finished_ = false;
     bool chunked_ = false;
     bool has_body_ = true;  ///< false for 204/304/HEAD: bytes are counted, not sent
     int status_ = 200;
@@ -205,7 +216,6 @@ class php_exchange final : public sapi::output_sink {
     bool is_negotiable_ = false;  ///< the coding depended on Accept-Encoding: send Vary
     std::unique_ptr<encode::content_encoder> encoder_;  ///< the chosen coding; null: identity
     bool encoder_failed_ = false;  ///< the compressor failed: the body ends where it stopped
-    bool posted_ = false;          ///< bytes went to the I/O thread: it writes the rest
     /// The response may wait in memory and on disk for the client (no `X-Accel-Buffering: no`).
     bool is_buffered_ = true;
     std::shared_ptr<spill_file> spill_;  ///< created at the first spill
@@ -222,10 +232,13 @@ class php_exchange final : public sapi::output_sink {
     std::condition_variable drained_;
     std::size_t in_flight_ = 0;         ///< mutex_: memory bytes posted, not yet written
     std::uint64_t spilled_unsent_ = 0;  ///< mutex_: file bytes posted, not yet written
-    /// mutex_: when the PHP thread wrote the whole response itself.
-    std::optional<std::chrono::steady_clock::time_point> completed_directly_;
-    bool session_needs_notice_ = false;  ///< mutex_: the session no longer watches the socket
-    std::atomic<bool> aborted_{false};
+    /// Written under mutex_ (through move_to()), read without it.
+    std::atomic<exchange_state> state_{exchange_state::watched};
+    /// mutex_: the request's in-flight count while PHP runs (hold()); empty once either side
+    /// took it to complete the response.
+    std::optional<active_response> in_flight_count_;
+    /// mutex_: when the PHP thread wrote the whole response itself (state_ written).
+    std::chrono::steady_clock::time_point completed_at_;
 };
 
 }  // namespace spindle::server

@@ -20,8 +20,8 @@ struct worker_policy {
 };
 
 /// The first and the longest wait before booting a failing worker script again. The delay
-/// doubles with each failure in a row. 100 ms is the floor DESIGN.md sets (FrankenPHP's 10 ms
-/// made a failing worker burn CPU and memory); the 1 s cap keeps recovery quick once the
+/// doubles with each failure in a row. 100 ms is the floor docs/architecture.md sets (FrankenPHP's
+/// 10 ms made a failing worker burn CPU and memory); the 1 s cap keeps recovery quick once the
 /// cause is fixed.
 inline constexpr std::chrono::milliseconds first_backoff{100};
 inline constexpr std::chrono::milliseconds max_backoff{1000};
