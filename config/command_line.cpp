@@ -291,7 +291,7 @@ constexpr auto php_server_flags = std::to_array<flag_spec>({
      },
      [](const server_config& config) { return format_duration(config.max_wait_time); }},
     // php-fpm's request_slowlog_timeout.
-    {"slowlog-timeout", '\0', "DURATION", "log requests running longer, with a PHP backtrace",
+    {"slowlog-timeout", '\0', "DURATION", "log requests running longer, with PHP backtraces",
      [](php_server_args& args, std::string_view value) {
          args.config.slowlog_timeout = parse_duration(value);
      },

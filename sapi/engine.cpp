@@ -334,6 +334,12 @@ slot_context* current_slot() noexcept {
     return thread_slot;
 }
 
+bool request_must_end(const slot_context& ctx) noexcept {
+    // PHP's own timer sets timed_out (classic requests); Spindle's interrupts set their reason.
+    return zend_atomic_bool_load(&EG(timed_out)) ||
+           interrupt_requested[ctx.index].load(std::memory_order_acquire) != interrupt_reason::none;
+}
+
 void serve_backtrace_orders(slot_context& ctx) noexcept {
     try {
         // Only a request's own code has a stack worth reporting: not a worker's boot, not the

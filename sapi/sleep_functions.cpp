@@ -184,14 +184,15 @@ ZEND_FUNCTION(spindle_time_sleep_until) {
     request.tv_sec = static_cast<time_t>(diff_ns / ns_per_sec);
     request.tv_nsec = static_cast<long>(diff_ns % ns_per_sec);
     timespec remaining{};
-    // PHP sleeps on through signals. One that asks the request to end (a stop, a timeout:
-    // the VM interrupt is set) ends the sleep, so the request ends at its next VM step rather
-    // than when the target time comes.
+    // PHP sleeps on through signals. One that asks the request to end (a stop, a timeout)
+    // ends the sleep, so the request ends at its next VM step rather than when the target time
+    // comes.
+    const slot_context* ctx = current_slot();
     while (slot_nanosleep(request, &remaining) != 0) {
         if (errno != EINTR) {
             RETURN_FALSE;
         }
-        if (zend_atomic_bool_load(&EG(vm_interrupt))) {
+        if (ctx != nullptr && request_must_end(*ctx)) {
             RETURN_TRUE;
         }
         request = remaining;

@@ -104,6 +104,10 @@ void complete_response(slot_context& ctx, bool script_failed) noexcept;
 /// thread, where PHP may run (the VM interrupt, an internal function such as sleep()).
 void serve_backtrace_orders(slot_context& ctx) noexcept;
 
+/// Whether the slot's request has been told to end (a stop or restart past its grace period,
+/// max_execution_time): it does at its next VM step. Slot thread.
+bool request_must_end(const slot_context& ctx) noexcept;
+
 /// A worker request starts: it must end within max_execution_time (EG(timeout_seconds)) from
 /// now, a deadline kept by the engine's watchdog rather than PHP's timer. Slot thread.
 void begin_execution_limit(slot_context& ctx) noexcept;

@@ -263,3 +263,38 @@ def test_bad_flag_duration_is_refused(spindle_binary, tmp_path):
     result = run_cli(spindle_binary, "php-server", "--slowlog-timeout", "later", cwd=tmp_path)
     assert result.returncode == 2, result
     assert "--slowlog-timeout" in result.stderr and 'invalid duration "later"' in result.stderr
+
+
+def test_call_blocked_in_c_code_is_not_interrupted_and_logged_once(spindle):
+    srv = spindle(APP, "--slowlog-timeout", "300ms")
+    uri = "/blocked.php?ms=1500"
+    res = srv.get(uri, timeout=10)
+    assert res.status == 200, res
+    # No signal reached the thread: the select waited its whole time, with nothing ready.
+    body = res.json()
+    assert body["ready"] == 0 and body["waited_ms"] >= 1490, body
+    fields = only_slow_fields(srv, uri)
+    # Taken once PHP code ran again (or, if none did, as the request ended), not at 300 ms.
+    assert fields["running_seconds"] >= 1.49, fields
+    assert fields["method"] == "GET" and fields["uri"] == uri
+
+
+@pytest.mark.classic_only
+def test_admin_backtrace_of_a_thread_stuck_in_c_code_times_out(spindle):
+    srv = spindle(APP, "--admin", "127.0.0.1:0")
+    answers = {}
+    uri = "/blocked.php?ms=6500"
+    client = threading.Thread(target=lambda: answers.update(res=srv.get(uri, timeout=15)))
+    client.start()
+    try:
+        index = running_thread(srv, "/blocked.php")
+        started = time.monotonic()
+        res = srv.admin(target=f"/threads/{index}/backtrace", timeout=15)
+        assert res.status == 504 and "blocked in C code" in res.text, res
+        assert 4.5 <= time.monotonic() - started < 6.4
+    finally:
+        client.join(timeout=15)
+    # The late answer, once PHP code ran again, went nowhere; the wait was not cut short.
+    body = answers["res"].json()
+    assert body["ready"] == 0 and body["waited_ms"] >= 6490, body
+    assert srv.admin(target="/healthz").status == 200

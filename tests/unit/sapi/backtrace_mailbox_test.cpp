@@ -124,7 +124,7 @@ TEST(BacktraceFields, NameTheRequestAndEveryFrame) {
     EXPECT_EQ(fields, R"("backtrace":[{"function":"sleep"},{"file":"/srv/app/Job.php","function":)"
                       R"("App\\Job->run","line":17}],"host":"example.test","method":"GET",)"
                       R"("request_id":42,"running_seconds":1.5,"slot":3,"uri":"/a.php?x=)"
-              "\xef\xbf\xbd\"");
+                      "\xef\xbf\xbd\"");
 }
 
 }  // namespace
