@@ -309,7 +309,7 @@ void http_server::start() {
         certificates_->start();
     }
     if (admin_ && role_) {
-        spdlog::get("server")->info("process {}: private admin endpoint on unix/{}", role_->index,
+        spdlog::get("server")->info("private admin endpoint on unix/{} (for the supervisor)",
                                     role_->admin_path);
         admin_->run();
     } else if (admin_) {

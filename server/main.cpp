@@ -82,27 +82,32 @@ class json_message_flag : public spdlog::custom_flag_formatter {
 // hard_timeout after max_execution_time is 2 s.
 constexpr std::chrono::milliseconds interrupted_thread_limit{5'000};
 
-// "console" lines for people, "json" lines for log collectors.
-std::unique_ptr<spdlog::formatter> log_formatter(const std::string& format) {
+// "console" lines for people, "json" lines for log collectors. `process` (1..N) marks the
+// lines of a supervisor's server process (processes N): " (process 2)", "process":2.
+std::unique_ptr<spdlog::formatter> log_formatter(const std::string& format,
+                                                 std::size_t process = 0) {
     auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    const std::string index = std::to_string(process);
     if (format == "json") {
         formatter->add_flag<json_message_flag>('*');
         formatter->add_flag<sapi::log_fields_flag>('&', true);
         formatter->set_pattern(
-            R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"%&})");
+            R"({"time":"%Y-%m-%dT%H:%M:%S.%e%z","level":"%l","logger":"%n","msg":"%*"%&)" +
+            (process != 0 ? R"(,"process":)" + index : "") + "}");
     } else {
         formatter->add_flag<sapi::log_fields_flag>('&', false);
-        formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v%&");
+        formatter->set_pattern("%Y-%m-%d %H:%M:%S.%e %-5l [%n] %v%&" +
+                               (process != 0 ? " (process " + index + ")" : std::string()));
     }
     return formatter;
 }
 
 // One stderr sink shared by a logger per folder.
-void setup_logging(const std::string& level, const std::string& format) {
+void setup_logging(const std::string& level, const std::string& format, std::size_t process) {
     auto sink = std::make_shared<spdlog::sinks::stderr_sink_mt>();
     for (const char* name : {"server", "worker", "sapi", "php", "config", "access", "acme"}) {
         auto logger = std::make_shared<spdlog::logger>(name, sink);
-        logger->set_formatter(log_formatter(format));
+        logger->set_formatter(log_formatter(format, process));
         logger->set_level(spdlog::level::from_str(level));
         logger->flush_on(spdlog::level::trace);
         spdlog::register_logger(logger);
@@ -419,7 +424,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "spindle: %s\n", e.what());
         return 1;
     }
-    setup_logging(command.config.log_level, command.config.log_format);
+    setup_logging(command.config.log_level, command.config.log_format, role ? role->index : 0);
     // A fatal signal (an extension's segfault, an abort()) is reported in the log's format.
     server::install_crash_report(command.config.log_format);
     try {

@@ -231,7 +231,12 @@ class supervisor {
         }
         posix_spawnattr_setsigmask(&attributes, &none);
         posix_spawnattr_setsigdefault(&attributes, &defaults);
-        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        // A process group of its own: Ctrl-C in a terminal (SIGINT to the foreground group)
+        // reaches the supervisor alone, which passes it on once; a second SIGINT would make
+        // a process stop at once instead of draining.
+        posix_spawnattr_setpgroup(&attributes, 0);
+        posix_spawnattr_setflags(
+            &attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
         pid_t pid = 0;
         const int error =
             posix_spawn(&pid, "/proc/self/exe", &actions, &attributes, argv_, envp.data());
