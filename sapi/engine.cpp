@@ -23,6 +23,7 @@
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
 #include "sapi/php_paths.hpp"
+#include "sapi/realpath_function.hpp"
 #include "sapi/sapi_module.hpp"
 #include "sapi/script_directory.h"
 #include "sapi/server_variables.hpp"
@@ -465,6 +466,7 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     thread_slot->tsrm_ls = ZEND_TSRMLS_CACHE;
     // Each thread got its own copy of the internal function table in ts_resource().
     install_env_functions();
+    install_realpath_function();
     refuse_process_wide_pcntl();
     thread_slot->thread = pthread_self();
     // Each thread has its own copy of the INI entries (zend_copy_ini_directives).
