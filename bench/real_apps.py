@@ -317,7 +317,7 @@ $wgUploadDirectory = "{base}/images";
         self.procs.append(proc)
         return proc
 
-    def start_fpm(self, app, env, children=8, max_requests=0, wrapper=()):
+    def start_fpm(self, app, env, children=8, wrapper=()):
         """nginx + php-fpm (pm static); wrapper: a command php-fpm runs under (valgrind)."""
         folder = self.tmp / f"fpm-{app}"
         folder.mkdir()
@@ -334,7 +334,6 @@ daemonize = no
 {owner}listen.mode = 0660
 pm = static
 pm.max_children = {children}
-pm.max_requests = {max_requests}
 """)
         ini = [arg for key, value in PHP_INI.items() for arg in ("-d", f"{key}={value}")]
         proc = self.spawn(f"php-fpm-{app}", [*wrapper, FPM, "-F", "-y",
@@ -346,7 +345,7 @@ pm.max_requests = {max_requests}
             time.sleep(0.1)
 
         port = free_port()
-        root, index, extra = self.web_root(app)
+        root, index = self.web_root(app)
         params = "".join(f"            fastcgi_param {k} \"{v}\";\n" for k, v in env.items())
         os.makedirs(folder / "body", exist_ok=True)
         self.own(folder / "body")
@@ -383,7 +382,6 @@ http {{
             include /etc/nginx/fastcgi.conf;
             fastcgi_pass unix:{folder}/php-fpm.sock;
         }}
-{extra}
     }}
 }}
 """)
@@ -395,19 +393,19 @@ http {{
 
     @staticmethod
     def web_root(app):
-        """Document root, front controller, extra nginx locations."""
+        """Document root and front controller."""
         if app == "wordpress":
-            return Path("/usr/share/wordpress"), "index.php", ""
+            return Path("/usr/share/wordpress"), "index.php"
         if app == "mediawiki":
-            return MEDIAWIKI, "index.php", ""
+            return MEDIAWIKI, "index.php"
         if app == "laravel":
-            return LARAVEL / "public", "index.php", ""
-        return SYMFONY / "public", "classic.php", ""
+            return LARAVEL / "public", "index.php"
+        return SYMFONY / "public", "classic.php"
 
     def start_spindle(self, app, mode, env, threads=None, wrapper=()):
         """Spindle from a Caddyfile; wrapper: a command it runs under (valgrind, strace)."""
         port = free_port()
-        root, index, _ = self.web_root(app)
+        root, index = self.web_root(app)
         envs = "".join(f"\t\tenv {k} {v}\n" for k, v in env.items())
         ini = "".join(f"\t\tphp_ini {k} {v}\n" for k, v in PHP_INI.items())
         inner = envs

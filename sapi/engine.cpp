@@ -24,6 +24,7 @@
 #include "sapi/php.hpp"
 #include "sapi/php_functions.hpp"
 #include "sapi/php_paths.hpp"
+#include "sapi/realpath_function.hpp"
 #include "sapi/sapi_module.hpp"
 #include "sapi/script_directory.h"
 #include "sapi/server_variables.hpp"
@@ -547,6 +548,7 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     // Each thread got its own copy of the internal function table in ts_resource().
     install_env_functions();
     install_sleep_functions();
+    install_realpath_function();
     refuse_process_wide_pcntl();
     thread_slot->thread = pthread_self();
     thread_slot->mailbox->open(set_vm_interrupt, &EG(vm_interrupt));

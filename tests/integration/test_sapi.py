@@ -72,6 +72,18 @@ def test_scripts_run_in_their_own_directory(spindle):
         assert srv.get("/teapot.php").status == 418
 
 
+def test_realpath_answers_as_php_fpm_does(spindle):
+    # Spindle's realpath() leaves out the ZTS build's second access(2) of each answer
+    # (sapi/realpath_function.cpp): what a script gets must not change, on every request of
+    # a thread (the realpath cache warm from the one before).
+    srv = spindle("sapi")
+    for _ in range(3):
+        r = srv.get("/realpath.php")
+        assert r.status == 200, r
+        assert r.json() == {"rounds": [[True] * 6] * 2, "deleted": [True, True],
+                            "open_basedir": True}
+
+
 def test_shutdown_functions_and_destructors_stay_in_the_scripts_directory(spindle):
     # A classic script's working directory lasts until its request ends: what runs after its
     # last line resolves relative paths as the script did.
