@@ -9,7 +9,7 @@ CMAKE_ARGS="-DSPINDLE_WERROR=ON ${CMAKE_ARGS:-}" scripts/setup.sh
 scripts/install-deps.sh apps
 # The PECL extensions tests/integration/test_extensions.py loads, built against Spindle's PHP
 # with its phpize (cached after the first run) and not enabled, so no other test loads them.
-scripts/php-ext.sh --no-enable redis apcu igbinary msgpack imagick xdebug memcached yaml pcov
+scripts/php-ext.sh --no-enable redis apcu igbinary msgpack imagick xdebug memcached yaml pcov amqp
 scripts/check-format.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j2
 scripts/check-docker.sh

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -186,7 +187,7 @@ def test_php_ext_lists_the_extensions_the_suite_uses_and_reuses_their_builds(php
     assert listed.returncode == 0, listed
     names = {line.split()[0] for line in listed.stdout.splitlines()}
     expected = {"redis", "apcu", "igbinary", "msgpack", "imagick", "xdebug", "memcached", "yaml",
-                "pcov"}
+                "pcov", "amqp"}
     assert expected <= names, f"not built: {sorted(expected - names)} (scripts/test.sh builds them)"
     again = subprocess.run([str(REPO / "scripts" / "php-ext.sh"), "--no-enable", "apcu"],
                            env=env, capture_output=True, text=True, timeout=60)
@@ -361,3 +362,18 @@ def test_pcov_collects_each_requests_own_coverage(spindle, mode, tmp_path):
             assert data == {"branch": "even", "even_line": 1, "odd_line": -1}, (n, data)
         else:
             assert data == {"branch": "odd", "even_line": -1, "odd_line": 1}, (n, data)
+
+
+def closed_port():
+    """A port of 127.0.0.1 that nothing listens on (bound, then released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_amqp_reports_an_unreachable_broker_on_every_thread(spindle, mode, tmp_path):
+    srv = start(spindle, mode, tmp_path, "amqp.php", *load("amqp"))
+    port = closed_port()
+    for data in ok_json(get_all(srv, [f"/amqp.php?port={port}"] * 32)):
+        assert data["port"] == port and data["connected"] is False, data
+        assert "could not connect" in data["error"].lower(), data
