@@ -264,6 +264,7 @@ def test_memcached_counts_atomically_from_every_thread(spindle, mode, tmp_path, 
         assert data["result"] == "SUCCESS", data
     # One atomic counter on the server: 200 distinct values, none lost or repeated.
     values = [d["value"] for d in responses]
+    assert all(type(v) is int for v in values), values  # increment() answers false on failure
     assert len(set(values)) == 200, sorted(values)
     # Less the connection that asks (the server counts it before it answers).
     opened = memcached_server.stat("total_connections") - before - 1
