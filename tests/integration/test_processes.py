@@ -151,6 +151,7 @@ def test_requests_spread_over_every_process_and_admin_shows_one_server(spindle, 
     assert page.status == 200 and "<html" in page.text.lower()
 
 
+@pytest.mark.wall_clock  # the replacement must be ready within 1 s: not under ASan
 def test_a_crash_loses_only_the_requests_on_the_dead_process(spindle, mode, probe_extension,
                                                              no_core_files):  # noqa: F811
     srv = start(spindle, mode, probe_extension)
