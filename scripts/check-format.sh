@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Fails when a C or C++ file differs from what .clang-format makes of it; third_party/ keeps
-# its upstream formatting.
+# Fails when a C or C++ file differs from what .clang-format makes of it (third_party/ has its
+# own .clang-format that keeps upstream formatting).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.c' '*.h' ':!:third_party/*')
+mapfile -t files < <(git ls-files '*.cpp' '*.hpp' '*.c' '*.h')
 if ((${#files[@]} == 0)); then
   exit 0
 fi
