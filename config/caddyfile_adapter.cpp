@@ -585,6 +585,13 @@ class adapter {
                 }
                 http["client_ip_headers"] = names;
                 mark("/http/client_ip_headers", at);
+            } else if (option == "protocols") {
+                const std::vector<std::string> names = d.remaining_args();
+                if (names.empty()) {
+                    throw d.arg_error();
+                }
+                http["protocols"] = names;
+                mark("/http/protocols", at);
             } else if (option == "listener_wrappers") {
                 http["listener_wrappers"] = listener_wrappers(d);
                 mark("/http/listener_wrappers", at);

@@ -796,8 +796,11 @@ class document_reader {
                 "body_memory_size", "response_memory_size", "response_memory_total",
                 "max_response_file_size", "min_write_rate", "timeouts", "trusted_proxies",
                 "trusted_proxies_strict", "trusted_proxies_unix", "trusted_proxies_host",
-                "client_ip_headers", "listener_wrappers"});
+                "client_ip_headers", "listener_wrappers", "protocols"});
         trusted_proxies(value, pointer, config.trusted_proxies);
+        if (value.contains("protocols")) {
+            config.protocols = protocols(value["protocols"], child(pointer, "protocols"));
+        }
         if (value.contains("listener_wrappers")) {
             config.proxy_protocol =
                 listener_wrappers(value["listener_wrappers"], child(pointer, "listener_wrappers"));
@@ -849,6 +852,28 @@ class document_reader {
                 }
             }
         }
+    }
+
+    // Caddy's names; h3 (QUIC) is refused rather than ignored, so no one counts on it.
+    http_protocols protocols(const json& value, const std::string& pointer) const {
+        const std::vector<std::string> names = strings(value, pointer);
+        http_protocols out{false, false, false};
+        for (std::size_t i = 0; i < names.size(); ++i) {
+            if (names[i] == "h1") {
+                out.h1 = true;
+            } else if (names[i] == "h2") {
+                out.h2 = true;
+            } else if (names[i] == "h2c") {
+                out.h2c = true;
+            } else {
+                fail(child(pointer, i), "unknown protocol \"" + names[i] +
+                                            "\" (Spindle speaks h1, h2 and h2c; not h3)");
+            }
+        }
+        if (!out.h1 && !out.h2 && !out.h2c) {
+            fail(pointer, "name at least one protocol (h1, h2, h2c)");
+        }
+        return out;
     }
 
     std::vector<std::string> ip_ranges(const json& value, const std::string& pointer) const {

@@ -50,6 +50,14 @@ struct http_limits {
     std::size_t min_write_rate = 1024;
 };
 
+/// The HTTP versions the listeners speak (Caddy's `servers { protocols }`; h3 is not one).
+struct http_protocols {
+    bool h1 = true;    ///< HTTP/1.0 and 1.1, plain and over TLS
+    bool h2 = true;    ///< HTTP/2 over TLS, chosen by the client through ALPN
+    bool h2c = false;  ///< HTTP/2 over plain TCP, with prior knowledge (the client starts with
+                       ///< the HTTP/2 preface; no Upgrade: h2c, which Caddy and Go dropped too)
+};
+
 /// A worker group: a script that boots once per thread and then serves request after request
 /// through frankenphp_handle_request(). Requests whose resolved script is `file`, or whose path
 /// matches one of `match`, go to it.
@@ -297,6 +305,7 @@ struct server_config {
     /// The window emergency_restart_threshold counts deaths in.
     std::chrono::milliseconds emergency_restart_interval{60'000};
     http_limits limits;
+    http_protocols protocols;
     trusted_proxies_config trusted_proxies;
     std::optional<proxy_protocol_config> proxy_protocol;  ///< nullopt: no PROXY header read
     /// Where the admin endpoint (metrics, /threads, health, status page, worker restarts)

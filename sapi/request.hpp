@@ -55,7 +55,7 @@ struct request {
     std::string method;           ///< "GET"
     std::string uri;              ///< raw request-target in origin form: "/a%20b.php/x?y=1"
     std::string query;            ///< raw query string without '?'
-    int http_version = 11;        ///< 10 or 11
+    int http_version = 11;        ///< 10, 11 or 20 (HTTP/2)
     std::vector<header> headers;  ///< in arrival order; names with '_' already dropped
     std::string remote_addr;
     std::uint16_t remote_port = 0;

@@ -41,7 +41,7 @@ int on_activate() noexcept {
         return SUCCESS;
     }
     // sapi_activate() resets these after our request setup; this callback runs after it.
-    SG(request_info).proto_num = ctx->req->http_version == 10 ? 1000 : 1100;
+    SG(request_info).proto_num = ctx->req->http_version * 100;
     // PHP marks HEAD as headers-only; Spindle runs the script fully so HEAD reports the same
     // Content-Length as GET, and drops the body in the front end.
     SG(request_info).headers_only = 0;

@@ -241,7 +241,9 @@ void add_request_variables(slot_context& ctx, variable_writer& out) noexcept {
     }
     out.add(server_key::server_software, "Spindle/" SPINDLE_VERSION);
     out.add(server_key::gateway_interface, "CGI/1.1");
-    out.add(server_key::server_protocol, req.http_version == 10 ? "HTTP/1.0" : "HTTP/1.1");
+    out.add(server_key::server_protocol, req.http_version == 20   ? "HTTP/2.0"
+                                         : req.http_version == 10 ? "HTTP/1.0"
+                                                                  : "HTTP/1.1");
     out.add(server_key::request_scheme, req.is_https ? "https" : "http");
     // What Apache's mod_ssl names; FrankenPHP defines them empty on plain HTTP, and so do we:
     // `!empty($_SERVER['HTTPS'])`, the usual test, reads them the same either way.

@@ -1,5 +1,7 @@
 #include "server/header_rules.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <string_view>
 
 #include <boost/beast/core/string.hpp>
@@ -37,6 +39,26 @@ void apply_header_rules(std::string& head, const std::vector<config::header_rule
     }
     head.resize(status_end);
     head.append(fields).append("\r\n");
+}
+
+void apply_header_rules(std::vector<head_field>& fields,
+                        const std::vector<config::header_rule>& rules) {
+    for (const config::header_rule& rule : rules) {
+        if (rule.operation == config::header_rule::op::add) {
+            continue;
+        }
+        std::erase_if(fields, [&](const head_field& field) {
+            return boost::beast::iequals(field.name, rule.name);
+        });
+    }
+    for (const config::header_rule& rule : rules) {
+        if (rule.operation != config::header_rule::op::remove) {
+            std::string name = rule.name;
+            std::transform(name.begin(), name.end(), name.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            fields.push_back({std::move(name), rule.value});
+        }
+    }
 }
 
 }  // namespace spindle::server

@@ -164,7 +164,7 @@ void http_server::open_listeners(server_snapshot& snapshot,
                     }
                 }
                 entry.tls = std::make_shared<tls_certificate_store>(
-                    std::move(certificates),
+                    std::move(certificates), config.protocols,
                     certificates_ ? &certificates_->challenges() : nullptr);
             }
             if (existing) {

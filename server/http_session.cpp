@@ -20,19 +20,16 @@
 
 #include <spdlog/spdlog.h>
 
-#include "acme/challenge_store.hpp"
-#include "encode/static_variant.hpp"
 #include "server/access_log.hpp"
 #include "server/body_store.hpp"
 #include "server/http1_head.hpp"
-#include "server/http_date.hpp"
-#include "server/mime_types.hpp"
-#include "server/path_matcher.hpp"
+#include "server/http2_session.hpp"
 #include "server/php_exchange.hpp"
+#include "server/request_decision.hpp"
 #include "server/request_headers.hpp"
-#include "server/site_selector.hpp"
 #include "server/spill_file.hpp"
 #include "server/static_file.hpp"
+#include "server/static_response.hpp"
 #include "server/status_text.hpp"
 #include "server/tls_certificates.hpp"
 #include "server/x_sendfile.hpp"
@@ -45,16 +42,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 
 namespace {
-
-// The site's first `respond` rule for a normalised path; null when none matches.
-const config::respond_rule* find_respond_rule(const site_context& site, std::string_view path) {
-    for (const config::respond_rule& rule : site.responds) {
-        if (path_matches(rule.path, path)) {
-            return &rule;
-        }
-    }
-    return nullptr;
-}
 
 // Bytes accepted in the read buffer beyond the header limit (pipelined requests, body start).
 constexpr std::size_t read_buffer_slack = 16 * 1024;
@@ -267,7 +254,37 @@ void http_session::on_handshake(beast::error_code ec, std::size_t used) {
     SSL* ssl = stream_.tls().native_handle();
     tls_protocol_ = SSL_get_version(ssl);
     tls_cipher_ = SSL_CIPHER_get_name(SSL_get_current_cipher(ssl));
+    const unsigned char* alpn = nullptr;
+    unsigned int alpn_length = 0;
+    SSL_get0_alpn_selected(ssl, &alpn, &alpn_length);
+    if (std::string_view(reinterpret_cast<const char*>(alpn), alpn_length) == "h2") {
+        start_http2();
+        return;
+    }
     do_wait_request();
+}
+
+void http_session::start_http2() {
+    connection_facts facts{address_,    remote_addr_, remote_port_,  peer_is_unix_,
+                           local_addr_, local_port_,  tls_protocol_, tls_cipher_};
+    std::string received(static_cast<const char*>(buffer_.data().data()), buffer_.size());
+    buffer_.consume(buffer_.size());
+    // This session keeps the socket (and its TLS state) alive for the HTTP/2 one, and does
+    // nothing else from here.
+    std::make_shared<http2_session>(shared_from_this(), stream_, context_, std::move(facts),
+                                    std::move(received))
+        ->start();
+}
+
+bool http_session::opens_http2() const {
+    // Before its first request only, a plain connection may open with the HTTP/2 preface
+    // (RFC 9113 3.3, prior knowledge); "PRI " is no HTTP/1.1 method anyone sends.
+    constexpr std::string_view preface = "PRI * HTTP/2.0\r\n";
+    const std::string_view received(static_cast<const char*>(buffer_.data().data()),
+                                    buffer_.size());
+    return request_id_ == 0 && !stream_.is_tls() && !plain_on_tls_port_ && received.size() >= 4 &&
+           preface.starts_with(received.substr(0, preface.size())) &&
+           snapshot_->config.protocols.h2c;
 }
 
 // --- reading -----------------------------------------------------------------------------
@@ -320,6 +337,10 @@ void http_session::do_read_header() {
     // A request starts: it uses the configuration current now until it is answered, even if
     // a reload publishes another meanwhile.
     snapshot_ = context_.snapshot();
+    if (opens_http2()) {
+        start_http2();
+        return;
+    }
     parser_.emplace();
     parser_->header_limit(static_cast<std::uint32_t>(limits().max_header_size));
     parser_->body_limit(limits().max_body_size);
@@ -365,6 +386,10 @@ void http_session::on_read_header(beast::error_code ec, std::size_t) {
     }
     if (ec) {
         respond(400, std::string("malformed request: ") + ec.message(), false);
+        return;
+    }
+    if (!snapshot_->config.protocols.h1) {
+        respond(505, "this server speaks HTTP/2 only (servers { protocols })", false);
         return;
     }
     if (!validate_header()) {
@@ -562,78 +587,25 @@ void http_session::handle_request() {
         }
         return;
     }
-    // HTTP-01 (RFC 8555 section 8.3): the CA fetches the token over plain HTTP, before any
-    // site, redirect or route has a say.
-    if (context_.acme_challenges != nullptr && !stream_.is_tls() &&
-        target_path_.starts_with(acme::challenge_store::http_prefix)) {
-        const std::string_view token =
-            std::string_view(target_path_).substr(acme::challenge_store::http_prefix.size());
-        if (const std::optional<std::string> answer =
-                context_.acme_challenges->http_answer(token)) {
-            site_ = nullptr;
-            respond_fixed({"*", 200, *answer});
+    request_decision d = decide_request(*snapshot_, address_, host, target_path_, target_query_,
+                                        stream_.is_tls(), context_.acme_challenges);
+    site_ = d.site;
+    router_ = d.router;
+    switch (d.what) {
+        case request_decision::action::answer:
+            respond(d.status, d.reason, keep_alive_ && !d.must_close);
             return;
-        }
-    }
-    site_ = select_site(snapshot_->sites_at(address_), host_without_port(host));
-    if (site_ == nullptr) {
-        respond(404, "no site is configured for this host", keep_alive_);
-        return;
-    }
-    if (site_->redirect_https_port != 0) {
-        redirect_to_https(site_->redirect_https_port, keep_alive_);
-        return;
-    }
-    router_ = &site_->router;
-    if (!site_->responds.empty() || site_->has_match) {
-        // `respond` and worker `match` patterns see the normalised path, as in Caddy.
-        if (const std::optional<std::string> path = normalize_path(target_path_)) {
-            const config::respond_rule* rule =
-                site_->respond_after_php ? nullptr : find_respond_rule(*site_, *path);
-            if (rule != nullptr) {
-                respond_fixed(*rule);
-                return;
-            }
-            for (const worker_route& w : site_->workers) {
-                for (const std::string& pattern : w.match) {
-                    if (path_matches(pattern, *path)) {
-                        route r;
-                        r.kind = route_kind::php;
-                        r.file = w.file;
-                        r.script_name = w.script_name;
-                        dispatch_php(r);
-                        return;
-                    }
-                }
-            }
-        }
-    }
-    router_ = &select_router(site_->path_routers, site_->router, target_path_);
-    route r = resolve_route(*router_, target_path_, target_query_);
-    switch (r.kind) {
-        case route_kind::bad_request: respond(400, r.reason, false); return;
-        case route_kind::forbidden: respond(403, r.reason, keep_alive_); return;
-        case route_kind::not_found: {
-            // What PHP leaves unanswered goes on to the respond rules ordered after it.
-            const std::optional<std::string> path =
-                site_->respond_after_php ? normalize_path(target_path_) : std::nullopt;
-            if (const config::respond_rule* rule =
-                    path ? find_respond_rule(*site_, *path) : nullptr) {
-                respond_fixed(*rule);
-                return;
-            }
-            // An empty body, as Caddy answers a request no route serves.
-            respond(404, "", keep_alive_);
+        case request_decision::action::fixed: respond_fixed(d.fixed); return;
+        case request_decision::action::redirect_https:
+            redirect_to_https(d.https_port, keep_alive_);
             return;
-        }
-        case route_kind::status: respond(r.status, "", keep_alive_); return;
-        case route_kind::redirect: {
-            std::string location = "Location: " + r.location + "\r\n";
+        case request_decision::action::redirect: {
+            std::string location = "Location: " + d.r.location + "\r\n";
             respond(308, "", keep_alive_, location);
             return;
         }
-        case route_kind::static_file: serve_static(r); return;
-        case route_kind::php: dispatch_php(r); return;
+        case request_decision::action::static_file: serve_static(d.r); return;
+        case request_decision::action::php: dispatch_php(d.r); return;
     }
 }
 
@@ -717,86 +689,35 @@ void http_session::serve_handoff(const file_handoff& handoff) {
 void http_session::serve_file(int fd, const struct stat& st, const std::string& name,
                               std::string_view content_type, std::string_view extra_headers) {
     const auto& req = parser_->get();
-    const bool is_head = req.method() == http::verb::head;
-    // Validators and ranges belong to GET and HEAD; a hand-off after a POST sends the file.
-    const bool is_safe = is_head || req.method() == http::verb::get;
-    file_meta meta{static_cast<std::uint64_t>(st.st_size), st.st_mtime};
-    std::string etag = make_etag(meta);
-    std::string last_modified = format_http_date(meta.mtime);
-    if (content_type.empty()) {
-        content_type = mime_type_for(name);
+    static_request request;
+    request.is_head = req.method() == http::verb::head;
+    request.is_safe = request.is_head || req.method() == http::verb::get;
+    request.if_none_match = req[http::field::if_none_match];
+    request.if_modified_since = req[http::field::if_modified_since];
+    request.range = req[http::field::range];
+    request.if_range = req[http::field::if_range];
+    for (auto it = req.find(http::field::accept_encoding);
+         it != req.end() && it->name() == http::field::accept_encoding; ++it) {
+        request.accept_encoding.append(request.accept_encoding.empty() ? "" : ", ")
+            .append(it->value());
     }
-    // Compressible files may go out compressed (encode/static_variant.hpp); Range requests
-    // are always answered from the identity file.
-    encode::static_choice encoding;
-    if (site_->encode) {
-        std::string accept_encoding;
-        for (auto it = req.find(http::field::accept_encoding);
-             it != req.end() && it->name() == http::field::accept_encoding; ++it) {
-            accept_encoding.append(accept_encoding.empty() ? "" : ", ").append(it->value());
-        }
-        encoding =
-            encode::choose_static_coding(*site_->encode, content_type, meta.size, accept_encoding);
-    }
-    const std::string_view vary = encoding.is_negotiable ? "Vary: Accept-Encoding\r\n" : "";
-    const bool is_compressed = encoding.coding != encode::content_coding::identity;
-
-    if (is_safe && is_not_modified(req[http::field::if_none_match],
-                                   req[http::field::if_modified_since], etag, meta)) {
+    const static_response plan = plan_static_response(
+        fd, st, name, content_type, request, site_->encode ? &*site_->encode : nullptr,
+        context_.compressed_files, parse_field_lines(extra_headers));
+    if (plan.status == 304 || plan.status == 416) {
         ::close(fd);
-        std::string validators = "ETag: " + (is_compressed ? encode::weak_etag(etag) : etag) +
-                                 "\r\nLast-Modified: " + last_modified + "\r\n";
-        validators.append(vary).append(extra_headers);
-        respond(304, "", keep_alive_, validators);
+        std::string lines;
+        for (const head_field& f : plan.fields) {
+            lines.append(f.name).append(": ").append(f.value).append("\r\n");
+        }
+        respond(plan.status, plan.reason, keep_alive_, lines);
         return;
     }
-    byte_range range{0, meta.size};
-    int status = 200;
-    if (is_safe && !is_head) {
-        switch (
-            parse_range(req[http::field::range], req[http::field::if_range], etag, meta, range)) {
-            case range_kind::full: range = {0, meta.size}; break;
-            case range_kind::partial: status = 206; break;
-            case range_kind::unsatisfiable: {
-                ::close(fd);
-                std::string content_range = "Content-Range: bytes */";
-                append_number(content_range, meta.size);
-                content_range.append("\r\n");
-                respond(416, "requested range not satisfiable", keep_alive_, content_range);
-                return;
-            }
-        }
-    }
-    std::shared_ptr<const std::string> compressed;
-    if (is_compressed && status == 200) {
-        compressed = encode::compressed_file(
-            context_.compressed_files, *site_->encode, encoding.coding, fd, name, meta.size,
-            st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec);
-    }
-
-    http1_head builder(status);
+    http1_head builder(plan.status);
     builder.date().server();
-    builder.field("Content-Type", content_type);
-    builder.content_length(compressed ? compressed->size() : range.length);
-    builder.field("Last-Modified", last_modified);
-    if (compressed) {
-        // No Accept-Ranges: ranges are served from the identity file only.
-        builder.field("ETag", encode::weak_etag(etag));
-        builder.field("Content-Encoding", to_string(encoding.coding));
-    } else {
-        builder.field("ETag", etag);
-        builder.field("Accept-Ranges", "bytes");
-    }
-    builder.lines(vary);
-    builder.lines(extra_headers);
-    if (status == 206) {
-        std::string content_range = "bytes ";
-        append_number(content_range, range.first);
-        content_range.push_back('-');
-        append_number(content_range, range.first + range.length - 1);
-        content_range.push_back('/');
-        append_number(content_range, meta.size);
-        builder.field("Content-Range", content_range);
+    builder.content_length(plan.length);
+    for (const head_field& f : plan.fields) {
+        builder.field(f.name, f.value);
     }
     builder.connection(keep_alive_, static_cast<int>(req.version()));
     std::string head = builder.finish(&site_->headers);
@@ -804,10 +725,10 @@ void http_session::serve_file(int fd, const struct stat& st, const std::string& 
     response_status_ = builder.status();
     outgoing item;
     item.keep_alive = keep_alive_;
-    if (is_head || range.length == 0 || compressed) {
+    if (request.is_head || plan.range.length == 0 || plan.compressed) {
         ::close(fd);
-        if (compressed && !is_head) {
-            head.append(*compressed);
+        if (plan.compressed && !request.is_head) {
+            head.append(*plan.compressed);
         }
         item.bytes = std::move(head);
         item.last = true;
@@ -815,8 +736,8 @@ void http_session::serve_file(int fd, const struct stat& st, const std::string& 
         return;
     }
     file_fd_ = fd;
-    file_offset_ = range.first;
-    file_remaining_ = range.length;
+    file_offset_ = plan.range.first;
+    file_remaining_ = plan.range.length;
     item.bytes = std::move(head);
     queue(std::move(item));
 }
@@ -1232,11 +1153,7 @@ void http_session::respond(int status, std::string_view body, bool keep_alive,
     if (!parser_ || !parser_->is_done()) {
         keep_alive = false;
     }
-    std::string text;
-    if (status != 204 && status != 304 && !body.empty()) {
-        text.append(std::to_string(status)).append(" ").append(status_text(status));
-        text.append(": ").append(body).append("\n");
-    }
+    const std::string text = short_answer_text(status, body);
     http1_head head(status);
     head.date().server().lines(extra_headers);
     if (status != 204 && status != 304) {

@@ -104,6 +104,11 @@ class http_session final : public response_connection,
     void do_detect_tls();
     void on_detect_tls(boost::beast::error_code ec, bool is_tls);
     void on_handshake(boost::beast::error_code ec, std::size_t used);
+    /// Hands the connection to an http2_session (ALPN h2, or the h2c preface); this session
+    /// only keeps the socket alive from then on.
+    void start_http2();
+    /// The bytes read so far open an h2c connection and h2c is on.
+    bool opens_http2() const;
     /// Keep-alive: waits for the next request; `readable`: the socket was just seen readable.
     void do_wait_request(bool readable = false);
     void on_wait_request(boost::beast::error_code ec, std::size_t bytes);

@@ -14,6 +14,7 @@
 #include "server/access_log.hpp"
 #include "server/field_lists.hpp"
 #include "server/http1_head.hpp"
+#include "server/http2_head.hpp"
 #include "server/http_context.hpp"
 #include "server/status_text.hpp"
 
@@ -79,6 +80,17 @@ void php_exchange::send_informational(int status,
 }
 
 void php_exchange::send_interim(int status, const std::vector<sapi::header>& headers) {
+    if (is_http2_) {
+        http2_head head(status);
+        for (const auto& h : headers) {
+            if (!iequals(h.name, "content-type")) {
+                head.field(h.name, h.value);
+            }
+        }
+        head_ = std::make_unique<response_head>(head.finish());
+        post({}, false);
+        return;
+    }
     http1_head head(status);
     for (const auto& h : headers) {
         // Content-Type is PHP's default header, meaningless on an interim response.
@@ -140,7 +152,11 @@ bool php_exchange::write_body(std::string_view data) {
     } else {
         frame_body(data, bytes);
     }
-    return bytes.empty() || post(std::move(bytes), false);
+    return post_more(std::move(bytes));
+}
+
+bool php_exchange::post_more(std::string bytes) {
+    return (bytes.empty() && !head_) || post(std::move(bytes), false);
 }
 
 bool php_exchange::flush() noexcept {
@@ -167,7 +183,7 @@ bool php_exchange::flush_body() {
     // A flush reaches the client even from inside the compressor (Z_SYNC_FLUSH and the like).
     frame_body(pending_, bytes, encode::encode_step::flush);
     pending_.clear();
-    return bytes.empty() || post(std::move(bytes), false);
+    return post_more(std::move(bytes));
 }
 
 void php_exchange::finish(bool script_failed) noexcept {
@@ -396,7 +412,20 @@ void php_exchange::choose_coding(std::optional<std::uint64_t> known_length) {
 
 std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
     advance(output_phase::committed);
+    if (is_http2_) {
+        http2_head head(status_);
+        fill_head(head, known_length);
+        head_ = std::make_unique<response_head>(head.finish(&header_rules_));
+        return {};
+    }
     http1_head head(status_, reason_);
+    fill_head(head, known_length);
+    head.connection(client_keep_alive_, request.http_version);
+    return head.finish(&header_rules_);
+}
+
+template <class Head>
+void php_exchange::fill_head(Head& head, std::optional<std::uint64_t> known_length) {
     // Date is a singleton field (RFC 9110 6.6.1): a Date the script set (Symfony's Response
     // always sets one) is the only one, as Go's net/http does under FrankenPHP.
     const bool has_date = std::any_of(headers_.begin(), headers_.end(),
@@ -468,6 +497,8 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
         }
         if (known_length) {
             head.content_length(*known_length);
+        } else if (is_http2_) {
+            // DATA frames carry the body; its end is the stream's.
         } else if (request.http_version >= 11) {
             chunked_ = has_body_;
             head.field("Transfer-Encoding", "chunked");
@@ -476,8 +507,6 @@ std::string php_exchange::commit(std::optional<std::uint64_t> known_length) {
             client_keep_alive_ = false;
         }
     }
-    head.connection(client_keep_alive_, request.http_version);
-    return head.finish(&header_rules_);
 }
 
 void php_exchange::frame_body(std::string_view data, std::string& out, encode::encode_step step) {
@@ -634,6 +663,7 @@ bool php_exchange::send_piece(response_piece piece) {
     }
     piece.keep_alive = client_keep_alive_;
     piece.status = phase_ >= output_phase::committed ? status_ : 0;
+    piece.head = std::move(head_);
     boost::asio::post(connection_->executor(), [connection = connection_, id = request.id,
                                                 piece = std::move(piece)]() mutable {
         connection->deliver(id, std::move(piece));

@@ -99,6 +99,11 @@ class php_exchange final : public sapi::output_sink {
     /// The client is gone, or the server abandoned the response (the end of a stop).
     bool is_aborted() const noexcept override;
 
+    /// The response goes out over HTTP/2: heads travel as fields (response_piece::head), the
+    /// body unframed (DATA frames frame it), nothing chunked nor connection-specific (I/O
+    /// thread, before dispatch).
+    void use_http2() noexcept { is_http2_ = true; }
+
     /// Keeps the request's in-flight count while PHP runs (I/O thread, before dispatch).
     void hold(active_response in_flight) noexcept;
     /// The in-flight count back, unless the PHP thread completed the response itself and ended
@@ -147,8 +152,15 @@ class php_exchange final : public sapi::output_sink {
     /// the coding; once, just before commit. `known_length`: the whole body's size, if known.
     void choose_coding(std::optional<std::uint64_t> known_length);
     /// Fixes the framing and returns the serialized status line and headers; `known_length`
-    /// (the whole body's size) selects Content-Length framing, else chunked.
+    /// (the whole body's size) selects Content-Length framing, else chunked. Over HTTP/2 the
+    /// head waits in head_ for the next piece instead, and the bytes are empty.
     std::string commit(std::optional<std::uint64_t> known_length);
+    /// Fills a head builder (http1_head or http2_head) from the script's status and headers.
+    template <class Head>
+    void fill_head(Head& head, std::optional<std::uint64_t> known_length);
+    /// Posts body bytes that are not the end, unless there is nothing to post (no bytes and
+    /// no head waiting).
+    bool post_more(std::string bytes);
     /// Appends body bytes to `out` in the committed framing, compressed when a coding was
     /// chosen (`step` then says whether to flush or end the compressed stream).
     void frame_body(std::string_view data, std::string& out,
@@ -203,6 +215,9 @@ class php_exchange final : public sapi::output_sink {
     void advance(output_phase to) noexcept;
     output_phase phase_ = output_phase::awaiting_head;
     bool client_keep_alive_;
+    bool is_http2_ = false;  ///< set before dispatch (use_http2())
+    /// HTTP/2: the head committed, on its way with the next piece.
+    std::unique_ptr<response_head> head_;
     bool chunked_ = false;
     bool has_body_ = true;  ///< false for 204/304/HEAD: bytes are counted, not sent
     int status_ = 200;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <boost/asio/any_io_executor.hpp>
 
@@ -10,6 +11,19 @@
 #include "server/x_sendfile.hpp"
 
 namespace spindle::server {
+
+/// One response header field as HTTP/2 carries it: the name in lower case.
+struct head_field {
+    std::string name;
+    std::string value;
+};
+
+/// A response head as fields, for a protocol that encodes heads itself (HTTP/2's HPACK); built
+/// by http2_head. HTTP/1.1 heads travel as bytes instead (http1_head).
+struct response_head {
+    int status = 200;  ///< 1xx: an interim response, the final one follows
+    std::vector<head_field> fields;
+};
 
 /// A piece of a PHP response on its way to the connection's I/O thread; pieces arrive in the
 /// order the PHP thread produced them.
@@ -25,6 +39,8 @@ struct response_piece {
     std::uint64_t sent_directly = 0;
     /// Set (with last): the response is this file, which the session sends (X-Sendfile).
     std::shared_ptr<const file_handoff> handoff;
+    /// HTTP/2 only: a head that goes out before this piece's bytes (HTTP/1.1 heads are bytes).
+    std::unique_ptr<response_head> head;
 };
 
 /// The connection a PHP response goes back to, as php_exchange sees it: the I/O-thread end of

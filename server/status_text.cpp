@@ -70,4 +70,13 @@ std::string_view status_text(int status) noexcept {
     }
 }
 
+std::string short_answer_text(int status, std::string_view reason) {
+    std::string text;
+    if (status_has_body(status) && !reason.empty()) {
+        text.append(std::to_string(status)).append(" ").append(status_text(status));
+        text.append(": ").append(reason).append("\n");
+    }
+    return text;
+}
+
 }  // namespace spindle::server

@@ -157,8 +157,16 @@ std::unique_ptr<net::ssl::context> make_context(const tls_site_certificate& site
 }  // namespace
 
 tls_certificates::tls_certificates(const std::vector<tls_site_certificate>& sites,
+                                   config::http_protocols protocols,
                                    const acme::challenge_store* challenges)
     : challenges_(challenges) {
+    // Preference is the server's (RFC 7301 3.2), as nginx and Go choose: h2 first.
+    if (protocols.h2) {
+        alpn_protocols_.append("\x02h2");
+    }
+    if (protocols.h1) {
+        alpn_protocols_.append("\x08http/1.1");
+    }
     for (const tls_site_certificate& site : sites) {
         entries_.push_back({site.hosts, make_context(site)});
         // The servername callback runs on the context the connection started with; it is set
@@ -168,8 +176,8 @@ tls_certificates::tls_certificates(const std::vector<tls_site_certificate>& site
         SSL_CTX_set_tlsext_servername_arg(native, this);
         if (challenges_ != nullptr) {
             SSL_CTX_set_client_hello_cb(native, &tls_certificates::on_client_hello, this);
-            SSL_CTX_set_alpn_select_cb(native, &tls_certificates::on_alpn, this);
         }
+        SSL_CTX_set_alpn_select_cb(native, &tls_certificates::on_alpn, this);
     }
     // Without SNI (or an unknown name): the site answering any host, else the first site.
     for (std::size_t i = 0; i < entries_.size(); ++i) {
@@ -222,11 +230,20 @@ int tls_certificates::on_client_hello(SSL* ssl, int*, void* self) noexcept {
 }
 
 int tls_certificates::on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_length,
-                              const unsigned char* in, unsigned int in_length, void*) noexcept {
-    if (SSL_get_ex_data(ssl, challenge_index()) == nullptr) {
-        return SSL_TLSEXT_ERR_NOACK;
-    }
+                              const unsigned char* in, unsigned int in_length,
+                              void* self) noexcept {
     unsigned char* selected = nullptr;
+    if (SSL_get_ex_data(ssl, challenge_index()) == nullptr) {
+        // No common protocol: no ALPN answer, and the client speaks HTTP/1.1 as before ALPN.
+        const std::string& ours = static_cast<const tls_certificates*>(self)->alpn_protocols_;
+        if (SSL_select_next_proto(
+                &selected, out_length, reinterpret_cast<const unsigned char*>(ours.data()),
+                static_cast<unsigned int>(ours.size()), in, in_length) != OPENSSL_NPN_NEGOTIATED) {
+            return SSL_TLSEXT_ERR_NOACK;
+        }
+        *out = selected;
+        return SSL_TLSEXT_ERR_OK;
+    }
     if (SSL_select_next_proto(&selected, out_length, acme_tls_protocol, sizeof acme_tls_protocol,
                               in, in_length) != OPENSSL_NPN_NEGOTIATED) {
         return SSL_TLSEXT_ERR_ALERT_FATAL;
@@ -253,10 +270,12 @@ int tls_certificates::on_server_name(SSL* ssl, int*, void* self) noexcept {
 }
 
 tls_certificate_store::tls_certificate_store(std::vector<tls_site_certificate> sites,
+                                             config::http_protocols protocols,
                                              const acme::challenge_store* challenges)
     : sites_(std::move(sites)),
+      protocols_(protocols),
       challenges_(challenges),
-      current_(std::make_shared<const tls_certificates>(sites_, challenges_)) {}
+      current_(std::make_shared<const tls_certificates>(sites_, protocols_, challenges_)) {}
 
 std::shared_ptr<const tls_certificates> tls_certificate_store::current() const {
     const std::lock_guard lock(mutex_);
@@ -265,13 +284,15 @@ std::shared_ptr<const tls_certificates> tls_certificate_store::current() const {
 
 std::optional<std::string> tls_certificate_store::reload() {
     std::vector<tls_site_certificate> sites;
+    config::http_protocols protocols;
     {
         const std::lock_guard lock(mutex_);
         sites = sites_;
+        protocols = protocols_;
     }
     std::shared_ptr<const tls_certificates> fresh;
     try {
-        fresh = std::make_shared<const tls_certificates>(sites, challenges_);
+        fresh = std::make_shared<const tls_certificates>(sites, protocols, challenges_);
     } catch (const config::config_error& e) {
         return e.what();
     }
@@ -282,14 +303,17 @@ std::optional<std::string> tls_certificate_store::reload() {
 
 void tls_certificate_store::replace_with(const tls_certificate_store& fresh) {
     std::vector<tls_site_certificate> sites;
+    config::http_protocols protocols;
     std::shared_ptr<const tls_certificates> certificates;
     {
         const std::lock_guard lock(fresh.mutex_);
         sites = fresh.sites_;
+        protocols = fresh.protocols_;
         certificates = fresh.current_;
     }
     const std::lock_guard lock(mutex_);
     sites_ = std::move(sites);
+    protocols_ = protocols;
     current_ = std::move(certificates);
 }
 

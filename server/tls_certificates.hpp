@@ -39,9 +39,11 @@ class tls_certificates {
   public:
     /// Reads every certificate and key. Throws config_error at the `tls` setting of a file that
     /// cannot be read or does not match its key (control thread, or the reload's strand).
-    /// `challenges`, when not null, answers TLS-ALPN-01 handshakes (ALPN acme-tls/1).
-    explicit tls_certificates(const std::vector<tls_site_certificate>& sites,
-                              const acme::challenge_store* challenges = nullptr);
+    /// `protocols` says what ALPN may choose (h2, http/1.1). `challenges`, when not null,
+    /// answers TLS-ALPN-01 handshakes (ALPN acme-tls/1).
+    tls_certificates(const std::vector<tls_site_certificate>& sites,
+                     config::http_protocols protocols,
+                     const acme::challenge_store* challenges = nullptr);
     ~tls_certificates();
     tls_certificates(const tls_certificates&) = delete;
     tls_certificates& operator=(const tls_certificates&) = delete;
@@ -61,14 +63,16 @@ class tls_certificates {
     /// acme-tls/1 for a name with a pending TLS-ALPN-01 challenge gets the challenge
     /// certificate (RFC 8737) instead of the site's (I/O thread).
     static int on_client_hello(SSL* ssl, int* alert, void* self) noexcept;
-    /// OpenSSL's ALPN callback: acme-tls/1 for a challenge handshake, else no protocol
-    /// (HTTP/1.1 only).
+    /// OpenSSL's ALPN callback: acme-tls/1 for a challenge handshake, else h2 when the client
+    /// offers it and the listener speaks it, else http/1.1 (I/O thread).
     static int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_length,
                        const unsigned char* in, unsigned int in_length, void* self) noexcept;
     const entry& select(std::string_view host) const noexcept;
 
     std::vector<entry> entries_;
     std::size_t default_index_ = 0;
+    /// ALPN's choices in the server's order of preference, length-prefixed as on the wire.
+    std::string alpn_protocols_;
     const acme::challenge_store* challenges_;
 };
 
@@ -78,8 +82,8 @@ class tls_certificates {
 class tls_certificate_store {
   public:
     /// Loads the certificates now; throws config_error like tls_certificates.
-    explicit tls_certificate_store(std::vector<tls_site_certificate> sites,
-                                   const acme::challenge_store* challenges = nullptr);
+    tls_certificate_store(std::vector<tls_site_certificate> sites, config::http_protocols protocols,
+                          const acme::challenge_store* challenges = nullptr);
 
     /// The set new connections use (any thread).
     std::shared_ptr<const tls_certificates> current() const;
@@ -94,6 +98,7 @@ class tls_certificate_store {
 
   private:
     std::vector<tls_site_certificate> sites_;  ///< mutex_
+    config::http_protocols protocols_;         ///< mutex_
     const acme::challenge_store* challenges_;
     mutable std::mutex mutex_;
     std::shared_ptr<const tls_certificates> current_;  ///< mutex_

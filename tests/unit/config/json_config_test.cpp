@@ -716,6 +716,25 @@ TEST(JsonConfig, TrustedProxiesAndProxyProtocolAreRead) {
     EXPECT_FALSE(defaults.proxy_protocol);
 }
 
+TEST(JsonConfig, ProtocolsAreRead) {
+    const server_config c = config_from_json(
+        read_json_file(with_top(R"("http": {"protocols": ["h2c", "h1"]})"), "c.json"), "c.json");
+    EXPECT_TRUE(c.protocols.h1);
+    EXPECT_FALSE(c.protocols.h2);
+    EXPECT_TRUE(c.protocols.h2c);
+    // Caddy's default: HTTP/1.1, and HTTP/2 where TLS can negotiate it.
+    const server_config defaults =
+        config_from_json(read_json_file(with_top(R"("http": {})"), "c.json"), "c.json");
+    EXPECT_TRUE(defaults.protocols.h1);
+    EXPECT_TRUE(defaults.protocols.h2);
+    EXPECT_FALSE(defaults.protocols.h2c);
+    EXPECT_EQ(error_of(with_top(R"("http": {"protocols": ["h1", "h3"]})")),
+              "c.json: /http/protocols/1: unknown protocol \"h3\" (Spindle speaks h1, h2 and h2c; "
+              "not h3)");
+    EXPECT_EQ(error_of(with_top(R"("http": {"protocols": []})")),
+              "c.json: /http/protocols: name at least one protocol (h1, h2, h2c)");
+}
+
 TEST(JsonConfig, TrustedProxiesAndProxyProtocolErrors) {
     EXPECT_EQ(error_of(with_top(R"("http": {"trusted_proxies": {"source": "cloudflare"}})")),
               "c.json: /http/trusted_proxies/source: must be \"static\" (the only source "

@@ -52,6 +52,9 @@ class fake_connection final : public response_connection {
         sent_directly_ += piece.sent_directly;
         last_ = last_ || piece.last;
         status_ = piece.status != 0 ? piece.status : status_;
+        if (piece.head) {
+            heads_.push_back(*piece.head);
+        }
         ++pieces_;
         if (auto exchange = exchange_.lock(); exchange && acknowledge_) {
             exchange->on_written(piece.bytes.size());
@@ -108,6 +111,7 @@ class fake_connection final : public response_connection {
     std::uint64_t sent_directly_ = 0;
     bool last_ = false;
     int status_ = 0;
+    std::vector<response_head> heads_;  ///< HTTP/2 heads, in order
     int pieces_ = 0;
     int direct_notices_ = 0;
     int failures_ = 0;
@@ -210,6 +214,62 @@ void run_small_script(php_exchange& exchange, std::string_view body) {
     exchange.send_head(200, "", {{"Content-Type", "text/plain"}});
     exchange.write(body);
     exchange.finish(false);
+}
+
+TEST_F(PhpExchangeTest, Http2HeadsTravelAsFieldsAndTheBodyUnframed) {
+    auto connection = std::make_shared<fake_connection>(io_);
+    auto exchange = make_exchange(connection, 11);
+    exchange->request.http_version = 20;
+    exchange->use_http2();
+    std::thread php([&] {
+        exchange->send_informational(103, {{"Link", "</a.css>; rel=preload"}});
+        exchange->send_head(200, "", {{"Content-type", "text/plain"}, {"Connection", "close"}});
+        exchange->write("hello ");
+        exchange->flush();  // streamed: no length is known, and HTTP/2 needs no chunks
+        exchange->write("world");
+        exchange->finish(false);
+    });
+    php.join();
+    ASSERT_TRUE(connection->wait_for([](const fake_connection& c) { return c.last_; }));
+    on_io_thread([&] {
+        ASSERT_EQ(connection->heads_.size(), 2u);
+        EXPECT_EQ(connection->heads_[0].status, 103);
+        ASSERT_EQ(connection->heads_[0].fields.size(), 1u);
+        EXPECT_EQ(connection->heads_[0].fields[0].name, "link");
+        const response_head& head = connection->heads_[1];
+        EXPECT_EQ(head.status, 200);
+        bool has_type = false;
+        for (const head_field& f : head.fields) {
+            EXPECT_NE(f.name, "connection");
+            EXPECT_NE(f.name, "transfer-encoding");
+            EXPECT_NE(f.name, "content-length");
+            has_type = has_type || (f.name == "content-type" && f.value == "text/plain");
+        }
+        EXPECT_TRUE(has_type);
+        EXPECT_EQ(connection->bytes_, "hello world");
+        EXPECT_EQ(connection->status_, 200);
+    });
+}
+
+TEST_F(PhpExchangeTest, Http2CompleteResponseHasItsLengthAndGoesThroughTheConnection) {
+    auto connection = std::make_shared<fake_connection>(io_);
+    auto exchange = make_exchange(connection, 12);
+    exchange->request.http_version = 20;
+    exchange->use_http2();
+    std::thread php([&] { run_small_script(*exchange, "hello"); });
+    php.join();
+    ASSERT_TRUE(connection->wait_for([](const fake_connection& c) { return c.last_; }));
+    on_io_thread([&] {
+        ASSERT_EQ(connection->heads_.size(), 1u);
+        bool has_length = false;
+        for (const head_field& f : connection->heads_[0].fields) {
+            has_length = has_length || (f.name == "content-length" && f.value == "5");
+        }
+        EXPECT_TRUE(has_length);
+        EXPECT_EQ(connection->bytes_, "hello");
+    });
+    // No direct write over HTTP/2: the connection completes the response.
+    EXPECT_EQ(exchange->state(), exchange_state::relayed);
 }
 
 TEST_F(PhpExchangeTest, SmallCompleteResponseIsWrittenDirectlyAndCompletedByThePhpThread) {

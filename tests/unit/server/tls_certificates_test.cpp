@@ -46,7 +46,7 @@ class TlsCertificates : public ::testing::Test {
 
     std::string error_of(const std::vector<tls_site_certificate>& sites) {
         try {
-            tls_certificates certificates(sites);
+            tls_certificates certificates(sites, config::http_protocols{});
         } catch (const config::config_error& e) {
             return e.what();
         }
@@ -61,7 +61,7 @@ TEST_F(TlsCertificates, LoadsWhatSpindleCertWrites) {
     const local_certificate_files files = make("one");
     EXPECT_EQ(fs::status(files.key).permissions() & fs::perms::all,
               fs::perms::owner_read | fs::perms::owner_write);
-    const tls_certificates certificates({site(files)});
+    const tls_certificates certificates({site(files)}, config::http_protocols{});
     EXPECT_NE(certificates.default_context().native_handle(), nullptr);
 }
 
@@ -83,7 +83,7 @@ TEST_F(TlsCertificates, AnUnreadableFileIsAConfigError) {
 
 TEST_F(TlsCertificates, ReloadKeepsTheOldSetWhenAFileBreaks) {
     const local_certificate_files one = make("one");
-    tls_certificate_store store({site(one)});
+    tls_certificate_store store({site(one)}, config::http_protocols{});
     const auto before = store.current();
     EXPECT_EQ(store.reload(), std::nullopt);
     const auto after = store.current();
