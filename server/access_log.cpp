@@ -19,9 +19,9 @@ void log_access(const access_entry& entry) {
     const std::shared_ptr<spdlog::logger>& access = own ? own : default_logger;
     const std::string slot =
         entry.slot == static_cast<std::size_t>(-1) ? std::string("-") : std::to_string(entry.slot);
-    access->info("{} \"{} {} HTTP/1.{}\" {} {} {:.3f}ms {} req={} slot={}{}{}", entry.remote_addr,
-                 entry.method, entry.target, entry.http_version % 10, entry.status, entry.bytes,
-                 entry.duration_ms, entry.site, entry.request_id, slot,
+    access->info("{} \"{} {} HTTP/{}.{}\" {} {} {:.3f}ms {} req={} slot={}{}{}", entry.remote_addr,
+                 entry.method, entry.target, entry.http_version / 10, entry.http_version % 10,
+                 entry.status, entry.bytes, entry.duration_ms, entry.site, entry.request_id, slot,
                  entry.outcome.empty() ? "" : " ", entry.outcome);
 }
 

@@ -12,7 +12,7 @@ struct access_entry {
     std::string_view remote_addr;
     std::string_view method;
     std::string_view target;  ///< raw path, with "?query" when there is one
-    int http_version = 11;    ///< 10 or 11
+    int http_version = 11;    ///< 10, 11 or 20
     int status = 0;
     std::uint64_t bytes = 0;  ///< bytes written: head and body
     double duration_ms = 0;   ///< from the request line's arrival
