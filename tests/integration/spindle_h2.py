@@ -124,8 +124,8 @@ class H2Client:
                                            validate_inbound_headers=False)
         self.conn = h2.connection.H2Connection(config=config)
         self.conn.initiate_connection()
-        if settings:
-            self.conn.update_settings(settings)
+        # No server push (a browser's default is on, but nothing here wants pushed streams).
+        self.conn.update_settings({h2.settings.SettingCodes.ENABLE_PUSH: 0, **(settings or {})})
         self.responses = {}
         self.events = []  # (kind, stream_id) in arrival order, kind as the event class name
         self.goaway = None  # the ConnectionTerminated event, once one came
@@ -180,6 +180,8 @@ class H2Client:
     def handle(self, event):
         sid = getattr(event, "stream_id", None)
         self.events.append((type(event).__name__, sid))
+        if sid and sid not in self.responses:
+            self.responses[sid] = Response(sid)  # a stream the client did not open
         if isinstance(event, h2.events.InformationalResponseReceived):
             self.responses[sid].interim.append(decoded(event.headers))
         elif isinstance(event, h2.events.ResponseReceived):
@@ -327,6 +329,18 @@ class RawH2:
         if end_stream:
             frame.flags.add("END_STREAM")
         return frame
+
+    def headers_frames(self, sid, fields, end_stream=True, frame_size=16384):
+        """HEADERS and as many CONTINUATION frames as a block of `fields` needs at the default
+        SETTINGS_MAX_FRAME_SIZE."""
+        block = self.encoder.encode(fields)
+        frames = [hf.HeadersFrame(sid, data=block[:frame_size])]
+        for offset in range(frame_size, len(block), frame_size):
+            frames.append(hf.ContinuationFrame(sid, data=block[offset:offset + frame_size]))
+        if end_stream:
+            frames[0].flags.add("END_STREAM")
+        frames[-1].flags.add("END_HEADERS")
+        return frames
 
     def data_frame(self, sid, data, end_stream=False):
         frame = hf.DataFrame(sid)
