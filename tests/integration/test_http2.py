@@ -1,4 +1,4 @@
-"""HTTP/2 end to end (docs/tls.md, issue 31): h2 over TLS through ALPN and h2c with prior knowledge
+"""HTTP/2 end to end (issue 31): h2 over TLS through ALPN and h2c with prior knowledge
 on plain listeners as `protocols` chooses, every stream a request for the PHP pool (classic and
 worker mode), request bodies across DATA frames, flow-controlled and flushed responses, 103 early
 hints, static files and compression, the access log and a graceful stop; then the attacks of
@@ -45,7 +45,7 @@ STYLE = (APP / "style.css").read_bytes()
 # zero-window reader, 40 MiB of decoded headers for the HPACK bomb, a million queued acks for the
 # floods).
 RSS_GROWTH_LIMIT = 24 * 1024 * 1024
-# SETTINGS_MAX_CONCURRENT_STREAMS the server announces (docs/tls.md).
+# SETTINGS_MAX_CONCURRENT_STREAMS the server announces.
 MAX_STREAMS = 128
 
 classic_only = pytest.mark.classic_only
@@ -651,7 +651,6 @@ def test_rapid_reset_keeps_php_work_bounded(spindle_run, mode, tmp_path):
     assert_healthy(server, rss_before)
 
 
-@classic_only
 @measures_rss
 def test_continuation_flood_closes_the_connection(spindle_run, mode, tmp_path):
     server = h2c_server(spindle_run, mode)
@@ -666,7 +665,8 @@ def test_continuation_flood_closes_the_connection(spindle_run, mode, tmp_path):
             hf.ContinuationFrame(1, data=raw.encoder.encode([(f"x-flood-{i}", "v" * 1000)]))
             .serialize() for i in range(64))
         sent, how = raw.flood(block, 64 * 1024 * 1024, seconds=8)
-        closed = how == "closed" or raw.wait_closed(15)
+        # Nothing is queued for this client to read: the close can be at once.
+        closed = how == "closed" or raw.wait_closed(5)
         print(f"CONTINUATION flood: {sent} bytes sent, {how}, GOAWAY {raw.goaway()}")
         assert closed or raw.goaway() is not None, (
             f"{sent} bytes of CONTINUATION frames: the connection is still open ({how}) "
@@ -676,7 +676,6 @@ def test_continuation_flood_closes_the_connection(spindle_run, mode, tmp_path):
     assert_healthy(server, rss_before)
 
 
-@classic_only
 @measures_rss
 def test_hpack_bomb_is_refused(spindle_run, mode, tmp_path):
     server = h2c_server(spindle_run, mode)
@@ -708,7 +707,7 @@ def test_hpack_bomb_is_refused(spindle_run, mode, tmp_path):
 @pytest.mark.parametrize("kind", ["settings", "ping"])
 def test_control_frame_flood_closes_the_connection(spindle_run, mode, kind):
     # A million SETTINGS or PING frames, their acks never read: the server must not queue a
-    # million acks.
+    # million acks. No request is ever made, so worker mode would add nothing.
     server = h2c_server(spindle_run, mode)
     rss_before = settled_rss(server)
     if kind == "settings":
@@ -762,6 +761,7 @@ def test_zero_window_reader_holds_a_bounded_buffer(spindle_run, mode, tmp_path):
         assert body[2**24:2**24 + 16] == b"%015d\n" % (2**20)
 
 
+@measures_rss
 @pytest.mark.parametrize("acknowledged", [False, True], ids=["before-ack", "after-ack"])
 def test_streams_beyond_max_concurrent_streams_are_refused(spindle_run, mode, tmp_path,
                                                            acknowledged):
@@ -805,7 +805,7 @@ def test_streams_beyond_max_concurrent_streams_are_refused(spindle_run, mode, tm
     assert_healthy(server, rss_before)
 
 
-@classic_only
+@measures_rss
 def test_oversized_header_list_is_refused_and_the_server_lives(spindle_run, mode, tmp_path):
     server = h2c_server(spindle_run, mode)
     marker = tmp_path / "marker"
@@ -836,6 +836,7 @@ def test_oversized_header_list_is_refused_and_the_server_lives(spindle_run, mode
     assert_healthy(server, rss_before)
 
 
+@measures_rss
 def test_content_length_disagreeing_with_data_never_reaches_php(spindle_run, mode, tmp_path):
     server = h2c_server(spindle_run, mode)
     markers = [tmp_path / f"marker-{n}" for n in range(4)]
