@@ -45,6 +45,9 @@ test_packages=(
   python3 python3-pytest python3-yaml python3-brotli python3-zstandard wrk procps haproxy
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
+  # tests/integration/test_http2.py: python3-h2 writes HTTP/2 frames by hand (and reads them),
+  # nghttp2-client brings nghttp and h2load
+  python3-h2 nghttp2-client
   # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
   postgresql redis-server memcached slowhttptest
   # tests/integration/test_systemd.py checks the unit file with systemd-analyze
