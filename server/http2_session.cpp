@@ -133,10 +133,16 @@ void http2_session::start() {
 bool http2_session::receive(const std::uint8_t* data, std::size_t size) {
     const ssize_t used = nghttp2_session_mem_recv(session_, data, size);
     if (used < 0) {
-        // A protocol error or a flood: nghttp2 queued a GOAWAY; send it, then close.
+        // A protocol error or a flood (CONTINUATION, PING, SETTINGS, resets): the connection
+        // ends with GOAWAY, which nghttp2 does not always queue itself, and its streams with it.
         log()->debug("HTTP/2 connection from {}: {}", facts_.remote_addr,
                      nghttp2_strerror(static_cast<int>(used)));
-        phase_ = std::max(phase_, connection_phase::draining);
+        const std::uint32_t code =
+            used == NGHTTP2_ERR_FLOODED || used == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS
+                ? NGHTTP2_ENHANCE_YOUR_CALM
+                : NGHTTP2_PROTOCOL_ERROR;
+        nghttp2_session_terminate_session(session_, code);
+        phase_ = connection_phase::failing;
         do_write();
         return false;
     }
@@ -185,13 +191,20 @@ void http2_session::do_write() {
     if (write_buffer_.empty()) {
         if ((nghttp2_session_want_read(session_) == 0 &&
              nghttp2_session_want_write(session_) == 0) ||
-            (phase_ == connection_phase::draining && streams_.empty())) {
+            (phase_ == connection_phase::draining && streams_.empty()) ||
+            phase_ == connection_phase::failing) {
             close();
         }
         return;
     }
     writing_ = true;
-    stream_.expires_after(context_.snapshot()->config.limits.write_timeout);
+    // A failing connection gets a moment to take its GOAWAY, not the write timeout: a flood's
+    // sender may well never read.
+    if (phase_ == connection_phase::failing) {
+        stream_.expires_after(std::chrono::seconds(1));
+    } else {
+        stream_.expires_after(context_.snapshot()->config.limits.write_timeout);
+    }
     net::async_write(stream_, net::buffer(write_buffer_),
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
                          self->writing_ = false;

@@ -141,6 +141,7 @@ class http2_session final : public response_connection,
     enum class connection_phase {
         open,      ///< streams may start
         draining,  ///< GOAWAY sent (graceful stop or idle): open streams finish, no new ones
+        failing,   ///< a connection error (a flood, a protocol violation): GOAWAY, then close
         closed,    ///< the socket is closed
     };
     connection_phase phase_ = connection_phase::open;

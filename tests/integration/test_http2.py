@@ -762,20 +762,15 @@ def test_zero_window_reader_holds_a_bounded_buffer(spindle_run, mode, tmp_path):
 
 
 @measures_rss
-@pytest.mark.parametrize("acknowledged", [False, True], ids=["before-ack", "after-ack"])
-def test_streams_beyond_max_concurrent_streams_are_refused(spindle_run, mode, tmp_path,
-                                                           acknowledged):
-    # Before the client acknowledged the server's SETTINGS (a client in a hurry sends its
-    # requests right after the preface) and after: either way the streams over the limit are
-    # refused one by one (RFC 9113 5.1.2: a stream error), never reach PHP, and the connection
-    # goes on.
+def test_streams_beyond_max_concurrent_streams_are_refused(spindle_run, mode, tmp_path):
+    # A client in a hurry sends its requests right after the preface, before it acknowledged
+    # the server's SETTINGS: the streams over the limit are refused one by one (RFC 9113
+    # 5.1.2: a stream error), never reach PHP, and the connection goes on.
     server = h2c_server(spindle_run, mode, worker_threads={"slow.php": 4})
     started = tmp_path / "started.log"
     extra = 12
     rss_before = settled_rss(server)
     with Bystander(server) as bystander, RawH2(server.port) as raw:
-        if acknowledged:
-            handshake(raw)
         target = request_fields(f"/slow.php?ms=20&log={started}")
         sids = list(range(1, 2 * (MAX_STREAMS + extra), 2))
         raw.send_frames(*[raw.headers_frame(sid, target) for sid in sids])
@@ -795,12 +790,33 @@ def test_streams_beyond_max_concurrent_streams_are_refused(spindle_run, mode, tm
         assert resets == {sid: REFUSED_STREAM for sid in sids[MAX_STREAMS:]}, resets
         # The refused ones never reached PHP; the connection goes on.
         assert wait_stable(started, quiet=0.5) == MAX_STREAMS
-        if not acknowledged:
-            raw.ack_settings()
+        raw.ack_settings()
         sid = sids[-1] + 2
         raw.send_frames(raw.headers_frame(sid, request_fields("/index.php")))
         raw.read_frames(10, until=lambda f: f.stream_id == sid and "END_STREAM" in f.flags)
         assert raw.statuses().get(sid) == 200 and raw.data_of(sid) == INDEX_BODY
+        bystander.check()
+    assert_healthy(server, rss_before)
+
+
+@measures_rss
+def test_a_client_that_breaks_an_acknowledged_stream_limit_loses_its_connection(
+        spindle_run, mode, tmp_path):
+    # After acknowledging the limit, opening more is the client's protocol error: nghttp2 ends
+    # the connection with GOAWAY PROTOCOL_ERROR (as Apache httpd's mod_http2 does), and no
+    # more than the limit's worth of PHP requests ever ran; everyone else is served.
+    server = h2c_server(spindle_run, mode, worker_threads={"slow.php": 4})
+    started = tmp_path / "started.log"
+    rss_before = settled_rss(server)
+    with Bystander(server) as bystander, RawH2(server.port) as raw:
+        handshake(raw)
+        target = request_fields(f"/slow.php?ms=20&log={started}")
+        sids = list(range(1, 2 * (MAX_STREAMS + 12), 2))
+        raw.send_frames(*[raw.headers_frame(sid, target) for sid in sids])
+        raw.read_frames(30, until=lambda f: isinstance(f, hf.GoAwayFrame))
+        goaway = raw.goaway()
+        assert goaway is not None and goaway.error_code == PROTOCOL_ERROR, goaway
+        assert wait_stable(started, quiet=0.5) <= MAX_STREAMS
         bystander.check()
     assert_healthy(server, rss_before)
 
