@@ -113,8 +113,7 @@ TEST(CaddyfileErrors, UnknownServersOptionAndTimeout) {
     EXPECT_EQ(error_of(global("\tservers {\n\t\tstrict_sni_host\n\t}\n")),
               "Caddyfile:3: unknown servers option \"strict_sni_host\"");
     EXPECT_EQ(error_of(global("\tservers {\n\t\tprotocols h1 h3\n\t}\n")),
-              "Caddyfile:3: /http/protocols/1: unknown protocol \"h3\" (Spindle speaks h1, h2 "
-              "and h2c; not h3)");
+              "Caddyfile:3: unknown protocol \"h3\" (Spindle speaks h1, h2 and h2c; not h3)");
     EXPECT_EQ(error_of(global("\tservers {\n\t\ttimeouts {\n\t\t\tread 5s\n\t\t}\n\t}\n")),
               "Caddyfile:4: unknown timeout \"read\" (use read_header, read_body, write or idle)");
 }
