@@ -347,7 +347,10 @@ apps=$tmp/apps
 cp -r bench/apps "$apps"
 bench/apps/bootstrap/generate.sh "$apps/bootstrap"
 mkdir -p "$apps/static"
-head -c 76800 /dev/urandom | base64 -w 100 | head -c 102400 >"$apps/static/payload.txt"
+# Cut to 100 KB with truncate: `| head -c` would close the pipe on base64, whose SIGPIPE ends
+# this script (pipefail) in about one run of three, before any server starts and without a word.
+head -c 76800 /dev/urandom | base64 -w 100 >"$apps/static/payload.txt"
+truncate -s 102400 "$apps/static/payload.txt"
 static_md5=$(md5sum <"$apps/static/payload.txt" | cut -d' ' -f1)
 # The page bench/apps/gzip_php/index.php prints, byte for byte, as a static file.
 mkdir -p "$apps/gzip_static"
@@ -963,7 +966,7 @@ wrk_version=$( (wrk -v 2>&1 || true) | awk 'NR == 1 { sub(/^debian\//, "", $2); 
 machine_line="$(nproc) cores ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), \
 $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r); \
 wrk $wrk_version on the same cores"
-is_selected h2 && machine_line+=", $(h2load --version | head -n1 | cut -d' ' -f2 | tr / ' ') h2load too"
+is_selected h2 && machine_line+=", $(h2load --version | awk 'NR == 1 { sub("/", " ", $2); print $2 }') h2load too"
 
 # Every measured run of a server in a case, "REQ_PER_S (CPU us/req)", joined by " / ".
 runs_of() {
