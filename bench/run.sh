@@ -41,7 +41,8 @@ Scenarios (all by default):
              self-signed P-256 certificate made with openssl: nginx
              `listen ssl http2` return 200 (the HTTP/2 ceiling, hello only) and
              in front of php-fpm, Spindle classic and worker over HTTP/2 (ALPN
-             h2), and the same Spindle servers over HTTP/1.1 on the same TLS
+             h2), with -m 10 and again with -m 1 (as many requests in flight as
+             HTTP/1.1), and the same Spindle servers over HTTP/1.1 on the same TLS
              port (h2load --h1, ALPN http/1.1)          h2: -c 32 -m 10; h1: -c 32
              (-m 1: HTTP/1.1 clients do not pipeline). Every run checks that the
              negotiated protocol is the one meant; a Spindle without HTTP/2 fails.
@@ -65,7 +66,8 @@ HTTP/2 (h2): latency is h2load's time per request (stream opened to response com
 its --log-file; with -m 10 a request's time includes its wait behind the connection's other
 9 streams. Below the table: every run's figures, Spindle worker h2 over nginx h2 + php-fpm
 (issue 31's target: at least 4x for hello) and Spindle's CPU per request over HTTP/2 divided
-by its CPU per request over HTTP/1.1 on the same TLS port (target: at most 1.3).
+by its CPU per request over HTTP/1.1 on the same TLS port (target: at most 1.3), with -m 10
+and with -m 1 (the protocols' own costs at the same load, without multiplexing's batching).
 
 Columns: req/s, p50 and p99 latency (medians of the runs); errors (non-2xx responses plus
 socket errors, summed over the measured runs); CPU/req (user+system time of all the server's
@@ -145,13 +147,15 @@ declare -A scenario_title=(
   [gzip]='50 KB HTML page, `Accept-Encoding: gzip`, compressed by the server (gzip level 6)'
   [sweep]='concurrency sweep, hello and bootstrap'
   [https]='hello world over HTTPS (TLS 1.3, keep-alive: one handshake per wrk connection)'
-  [h2]='HTTP/2 over TLS 1.3 (ALPN h2) with h2load -c 32 -m 10, against HTTP/1.1 on the same port (h2load --h1 -c 32)'
+  [h2]='HTTP/2 over TLS 1.3 (ALPN h2) with h2load -c 32 -m 10 (and -m 1), against HTTP/1.1 on the same port (h2load --h1 -c 32)'
 )
 scenario_order=(hello vars bootstrap static post gzip sweep https h2)
 workload_order=(hello vars bootstrap static post gzip_static gzip_php https h2_hello h2_bootstrap)
-# Every server a measurement names. classic_h1 and worker_h1 are the classic and worker
-# processes of an h2 workload, asked over HTTP/1.1 on the same TLS port.
-all_servers=(nginx fpm classic classic_h1 worker worker_h1)
+# Every server a measurement names. In an h2 workload, classic and worker are asked over
+# HTTP/2 with h2_streams streams per connection; classic_s1 and worker_s1 are the same
+# processes asked over HTTP/2 with one stream per connection, classic_h1 and worker_h1 the same
+# processes asked over HTTP/1.1 on the same TLS port.
+all_servers=(nginx fpm classic classic_s1 classic_h1 worker worker_s1 worker_h1)
 
 # The app a workload runs (https is the hello app over TLS, h2_X the X app over HTTP/2).
 app_for() {
@@ -177,9 +181,10 @@ ceiling_of() {
   esac
 }
 
-# The process a server name runs on (an _h1 server is its h2 server asked over HTTP/1.1).
+# The process a server name runs on (an _s1 or _h1 server is its h2 server asked otherwise).
 process_of() {
-  echo "${1%_h1}"
+  local name=${1%_h1}
+  echo "${name%_s1}"
 }
 
 IFS=, read -r -a requested <<<"$only"
@@ -210,8 +215,8 @@ servers_for() {
     static | gzip_static) echo "nginx classic" ;;
     gzip_php) echo "fpm worker" ;;
     https) echo "nginx fpm worker" ;;
-    h2_hello) echo "nginx fpm classic classic_h1 worker worker_h1" ;;
-    h2_bootstrap) echo "fpm classic classic_h1 worker worker_h1" ;;
+    h2_hello) echo "nginx fpm classic classic_s1 classic_h1 worker worker_s1 worker_h1" ;;
+    h2_bootstrap) echo "fpm classic classic_s1 classic_h1 worker worker_s1 worker_h1" ;;
     *) echo "fpm classic worker" ;;
   esac
 }
@@ -755,14 +760,20 @@ wrk_args() {
   echo "${args[@]}"
 }
 
-# h2load for an h2 workload: -t1 as wrk, HTTP/2 with h2_streams streams per connection, or
-# HTTP/1.1 (ALPN http/1.1, --h1) with one request at a time per connection, as browsers and
-# proxies send it (--h1 with -m N would pipeline N requests, which no browser does).
+# h2load for an h2 workload: -t1 as wrk, HTTP/2 with h2_streams streams per connection (or
+# one, for _s1: as many requests in flight as HTTP/1.1 has, so that h2 and h1 CPU per request
+# compare the protocols at the same load, without multiplexing's batching), or HTTP/1.1 (ALPN
+# http/1.1, --h1) with one request at a time per connection, as browsers and proxies send it
+# (--h1 with -m N would pipeline N requests, which no browser does).
 h2_streams=10
 h2load_args() {
   local server=$1 conc=$2 dur=$3
   local args=(-t1 "-c$conc" "-D$(seconds "$dur")")
-  if [[ $server == *_h1 ]]; then args+=(--h1 -m1); else args+=("-m$h2_streams"); fi
+  case $server in
+    *_h1) args+=(--h1 -m1) ;;
+    *_s1) args+=(-m1) ;;
+    *) args+=("-m$h2_streams") ;;
+  esac
   echo "${args[@]}"
 }
 
@@ -875,8 +886,8 @@ for workload in "${workload_order[@]}"; do
   # Fresh servers for each workload, so that the memory figures are this workload's.
   [[ -n ${need[fpm]:-} ]] && start_fpm
   [[ -n ${need[nginx]:-}${need[fpm]:-} ]] && start_nginx "$workload"
-  [[ -n ${need[classic]:-}${need[classic_h1]:-} ]] && start_spindle classic "$workload"
-  [[ -n ${need[worker]:-}${need[worker_h1]:-} ]] && start_spindle worker "$workload"
+  [[ -n ${need[classic]:-}${need[classic_s1]:-}${need[classic_h1]:-} ]] && start_spindle classic "$workload"
+  [[ -n ${need[worker]:-}${need[worker_s1]:-}${need[worker_h1]:-} ]] && start_spindle worker "$workload"
   if [[ $workload == hello ]]; then
     [[ -n ${need[fpm]:-} ]] && check_opcache fpm
     [[ -n ${need[classic]:-} ]] && check_opcache classic
@@ -935,8 +946,10 @@ declare -A h2_label=(
   [nginx]="nginx h2 return 200 (ceiling)"
   [fpm]="nginx h2 + php-fpm"
   [classic]="spindle classic h2"
+  [classic_s1]="spindle classic h2, -m 1"
   [classic_h1]="spindle classic h1 (same TLS port)"
   [worker]="spindle worker h2"
+  [worker_s1]="spindle worker h2, -m 1"
   [worker_h1]="spindle worker h1 (same TLS port)"
 )
 
@@ -979,8 +992,9 @@ runs_of() {
 h2_summary() {
   local c workload conc server
   echo
-  echo "h2load commands: HTTP/2 \`h2load $(h2load_args worker 32 "$duration") URL\`; HTTP/1.1 on the same"
-  echo "Spindle TLS port \`h2load $(h2load_args worker_h1 32 "$duration") URL\` (ALPN http/1.1, no pipelining)."
+  echo "h2load commands: HTTP/2 \`h2load $(h2load_args worker 32 "$duration") URL\` (rows \"-m 1\":"
+  echo "\`h2load $(h2load_args worker_s1 32 "$duration") URL\`, as many requests in flight as HTTP/1.1); HTTP/1.1 on"
+  echo "the same Spindle TLS port \`h2load $(h2load_args worker_h1 32 "$duration") URL\` (ALPN http/1.1, no pipelining)."
   echo
   for c in ${scenario_cases[h2]}; do
     workload=${c%%:*}
@@ -988,9 +1002,11 @@ h2_summary() {
     [[ -n ${med_rps[$c:worker]:-} ]] || continue
     echo "- ${workload#h2_} c=$conc: spindle worker h2 / nginx h2 + php-fpm **$(ratio "${med_rps[$c:worker]}" "${med_rps[$c:fpm]:-}")**" \
       "(classic h2: $(ratio "${med_rps[$c:classic]:-}" "${med_rps[$c:fpm]:-}"))$([[ $workload == h2_hello ]] && echo "; target: at least 4x")."
-    echo "  CPU/req over h2 / over h1 (same server, same TLS port): worker" \
-      "**$(ratio "${med_cpu[$c:worker]:-}" "${med_cpu[$c:worker_h1]:-}")**, classic" \
-      "**$(ratio "${med_cpu[$c:classic]:-}" "${med_cpu[$c:classic_h1]:-}")**; target: at most 1.3x."
+    echo "  CPU/req over h2 / over h1 (same server, same TLS port), target at most 1.3x: worker" \
+      "**$(ratio "${med_cpu[$c:worker]:-}" "${med_cpu[$c:worker_h1]:-}")** (-m 1:" \
+      "**$(ratio "${med_cpu[$c:worker_s1]:-}" "${med_cpu[$c:worker_h1]:-}")**), classic" \
+      "**$(ratio "${med_cpu[$c:classic]:-}" "${med_cpu[$c:classic_h1]:-}")** (-m 1:" \
+      "**$(ratio "${med_cpu[$c:classic_s1]:-}" "${med_cpu[$c:classic_h1]:-}")**)."
     for server in "${all_servers[@]}"; do
       [[ -n ${med_rps[$c:$server]:-} ]] || continue
       echo "  Runs, ${h2_label[$server]}: $(runs_of "$workload" "$conc" "$server")."
