@@ -1099,7 +1099,7 @@ elif command -v gnuplot >/dev/null; then
   gnuplot <<EOF
 set terminal svg size 1200,560 dynamic font "sans,12" background rgb "white"
 set output "$out/chart.svg"
-set title "Spindle vs nginx + php-fpm: requests per second (log scale; wrk -t1, 127.0.0.1, $(nproc) cores)"
+set title "Spindle vs nginx + php-fpm: requests per second (log scale; wrk -t1, h2_* cases h2load -t1 -m $h2_streams, 127.0.0.1, $(nproc) cores)"
 set datafile separator "\t"
 set datafile missing "-"
 set style data histograms
