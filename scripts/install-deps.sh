@@ -41,8 +41,6 @@ test_packages=(
   # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py), and
   # the PROXY protocol v1/v2 sender (tests/integration/test_proxy_protocol.py)
   python3 python3-pytest python3-yaml python3-brotli python3-zstandard wrk procps haproxy
-  # h2load, bench/run.sh's HTTP/2 client (bench/run.sh --h2)
-  nghttp2-client
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
   # real services the extension and slow-client tests start on 127.0.0.1 (tests/integration)
