@@ -2,8 +2,9 @@
 # Spindle against nginx + php-fpm, one command (issue 6). Builds Spindle in release mode,
 # installs wrk, nginx, php8.2-fpm and gnuplot from Debian if missing, starts every server on
 # 127.0.0.1 from configs generated into a temp dir, checks each response body, then runs wrk
-# (warm-up, measured runs, median) and prints one table per scenario. Run as root.
-#   bench/run.sh [--duration 10s] [--runs 3] [--quick] [--only SCENARIO,..] [--apps] [--out DIR]
+# (warm-up, measured runs, median) and prints one table per scenario; the HTTP/2 scenario
+# (issue 31) measures with h2load instead of wrk. Run as root.
+#   bench/run.sh [--duration 10s] [--runs 3] [--quick] [--only SCENARIO,..] [--apps] [--h2] [--out DIR]
 #   bench/run.sh --help
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +37,15 @@ Scenarios (all by default):
              and API query; Laravel Eloquent + Blade; Symfony router + Twig
              (worker too); nginx + php-fpm against Spindle classic, on the same
              MariaDB / PostgreSQL, the same php.ini values                 c=8, 64
+  h2         hello and bootstrap over TLS 1.3 with h2load (nghttp2-client), a
+             self-signed P-256 certificate made with openssl: nginx
+             `listen ssl http2` return 200 (the HTTP/2 ceiling, hello only) and
+             in front of php-fpm, Spindle classic and worker over HTTP/2 (ALPN
+             h2), with -m 10 and again with -m 1 (as many requests in flight as
+             HTTP/1.1), and the same Spindle servers over HTTP/1.1 on the same TLS
+             port (h2load --h1, ALPN http/1.1)          h2: -c 32 -m 10; h1: -c 32
+             (-m 1: HTTP/1.1 clients do not pipeline). Every run checks that the
+             negotiated protocol is the one meant; a Spindle without HTTP/2 fails.
 
 Options:
   --duration D     length of each measured wrk run (default 10s)
@@ -44,12 +54,20 @@ Options:
   --quick          smoke check: --duration 2s --warmup 1s --runs 1
   --only LIST      comma-separated scenarios, e.g. --only hello,static
   --apps           only the real applications: --only apps
+  --h2             only HTTP/2: --only h2 (with --quick: a smoke check of about a minute)
   --out DIR        where results go (default bench/out): results.tsv (medians),
                    runs.tsv (every run), results.md (the tables), chart.svg, logs/
   --no-build       use build-release/spindle as it is
   -h, --help       this text
 
 Environment: SPINDLE_BIN=path uses that binary and skips the build.
+
+HTTP/2 (h2): latency is h2load's time per request (stream opened to response complete) from
+its --log-file; with -m 10 a request's time includes its wait behind the connection's other
+9 streams. Below the table: every run's figures, Spindle worker h2 over nginx h2 + php-fpm
+(issue 31's target: at least 4x for hello) and Spindle's CPU per request over HTTP/2 divided
+by its CPU per request over HTTP/1.1 on the same TLS port (target: at most 1.3), with -m 10
+and with -m 1 (the protocols' own costs at the same load, without multiplexing's batching).
 
 Columns: req/s, p50 and p99 latency (medians of the runs); errors (non-2xx responses plus
 socket errors, summed over the measured runs); CPU/req (user+system time of all the server's
@@ -72,7 +90,7 @@ log() {
 duration=10s
 warmup=3s
 runs=3
-only=hello,vars,bootstrap,static,post,gzip,sweep,https,apps
+only=hello,vars,bootstrap,static,post,gzip,sweep,https,h2,apps
 out=bench/out
 build=1
 while (($# > 0)); do
@@ -83,6 +101,7 @@ while (($# > 0)); do
     --quick) duration=2s; warmup=1s; runs=1; shift ;;
     --only) only=${2:?--only needs a value}; shift 2 ;;
     --apps) only=apps; shift ;;
+    --h2) only=h2; shift ;;
     --out) out=${2:?--out needs a value}; shift 2 ;;
     --no-build) build=0; shift ;;
     -h | --help) usage; exit 0 ;;
@@ -116,6 +135,7 @@ declare -A scenario_cases=(
   [gzip]="gzip_static:32 gzip_php:32"
   [sweep]="hello:8 hello:32 hello:128 bootstrap:8 bootstrap:32 bootstrap:128"
   [https]="https:32"
+  [h2]="h2_hello:32 h2_bootstrap:32"
 )
 # shellcheck disable=SC2016 # backquotes are Markdown here
 declare -A scenario_title=(
@@ -127,21 +147,44 @@ declare -A scenario_title=(
   [gzip]='50 KB HTML page, `Accept-Encoding: gzip`, compressed by the server (gzip level 6)'
   [sweep]='concurrency sweep, hello and bootstrap'
   [https]='hello world over HTTPS (TLS 1.3, keep-alive: one handshake per wrk connection)'
+  [h2]='HTTP/2 over TLS 1.3 (ALPN h2) with h2load -c 32 -m 10 (and -m 1), against HTTP/1.1 on the same port (h2load --h1 -c 32)'
 )
-scenario_order=(hello vars bootstrap static post gzip sweep https)
-workload_order=(hello vars bootstrap static post gzip_static gzip_php https)
+scenario_order=(hello vars bootstrap static post gzip sweep https h2)
+workload_order=(hello vars bootstrap static post gzip_static gzip_php https h2_hello h2_bootstrap)
+# Every server a measurement names. In an h2 workload, classic and worker are asked over
+# HTTP/2 with h2_streams streams per connection; classic_s1 and worker_s1 are the same
+# processes asked over HTTP/2 with one stream per connection, classic_h1 and worker_h1 the same
+# processes asked over HTTP/1.1 on the same TLS port.
+all_servers=(nginx fpm classic classic_s1 classic_h1 worker worker_s1 worker_h1)
 
-# The app a workload runs (https is the hello app over TLS).
+# The app a workload runs (https is the hello app over TLS, h2_X the X app over HTTP/2).
 app_for() {
   case $1 in
     https) echo hello ;;
+    h2_*) echo "${1#h2_}" ;;
     *) echo "$1" ;;
   esac
 }
 
-# Workloads measured against their own nginx response rather than the plain-HTTP ceiling.
-has_own_ceiling() {
-  [[ $1 == static || $1 == gzip_static || $1 == https ]]
+# HTTP/2 workloads: measured with h2load rather than wrk.
+is_h2() {
+  [[ $1 == h2_* ]]
+}
+
+# The workload whose nginx measurement is a workload's ceiling: its own fixed nginx response
+# (the file, TLS), HTTP/2's fixed response for the HTTP/2 workloads, else plain HTTP's.
+ceiling_of() {
+  case $1 in
+    static | gzip_static | https) echo "$1" ;;
+    h2_*) echo h2_hello ;;
+    *) echo hello ;;
+  esac
+}
+
+# The process a server name runs on (an _s1 or _h1 server is its h2 server asked otherwise).
+process_of() {
+  local name=${1%_h1}
+  echo "${name%_s1}"
 }
 
 IFS=, read -r -a requested <<<"$only"
@@ -172,6 +215,8 @@ servers_for() {
     static | gzip_static) echo "nginx classic" ;;
     gzip_php) echo "fpm worker" ;;
     https) echo "nginx fpm worker" ;;
+    h2_hello) echo "nginx fpm classic classic_s1 classic_h1 worker worker_s1 worker_h1" ;;
+    h2_bootstrap) echo "fpm classic classic_s1 classic_h1 worker worker_s1 worker_h1" ;;
     *) echo "fpm classic worker" ;;
   esac
 }
@@ -186,14 +231,12 @@ for s in "${scenario_order[@]}"; do
     for server in $(servers_for "$workload"); do
       wanted[$c:$server]=1
     done
-    if ! has_own_ceiling "$workload"; then
-      wanted[hello:${c##*:}:nginx]=1
-    fi
+    wanted[$(ceiling_of "$workload"):${c##*:}:nginx]=1
   done
 done
 for w in "${workload_order[@]}"; do
   for conc in 8 32 128; do
-    for server in nginx fpm classic worker; do
+    for server in "${all_servers[@]}"; do
       if [[ -n ${wanted[$w:$conc:$server]:-} && -z ${case_seen[$w:$conc]:-} ]]; then
         case_seen[$w:$conc]=1
         cases+=("$w:$conc")
@@ -229,7 +272,7 @@ binary=$(realpath "$binary")
 fpm_bin=php-fpm8.2
 install_packages() {
   local missing=() p
-  for p in wrk php8.2-fpm php8.2-opcache gnuplot-nox; do
+  for p in wrk nghttp2-client openssl php8.2-fpm php8.2-opcache gnuplot-nox; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   command -v nginx >/dev/null || missing+=(nginx-light)
@@ -267,6 +310,10 @@ fi
 command -v "$fpm_bin" >/dev/null || die "$fpm_bin is missing (apt-get install php8.2-fpm)"
 command -v nginx >/dev/null || die "nginx is missing (apt-get install nginx-light)"
 command -v wrk >/dev/null || die "wrk is missing (apt-get install wrk)"
+if is_selected h2; then
+  command -v h2load >/dev/null || die "h2load is missing (apt-get install nghttp2-client)"
+  command -v openssl >/dev/null || die "openssl is missing (apt-get install openssl)"
+fi
 
 # --- temp dir, apps --------------------------------------------------------------------------
 
@@ -305,7 +352,10 @@ apps=$tmp/apps
 cp -r bench/apps "$apps"
 bench/apps/bootstrap/generate.sh "$apps/bootstrap"
 mkdir -p "$apps/static"
-head -c 76800 /dev/urandom | base64 -w 100 | head -c 102400 >"$apps/static/payload.txt"
+# Cut to 100 KB with truncate: `| head -c` would close the pipe on base64, whose SIGPIPE ends
+# this script (pipefail) in about one run of three, before any server starts and without a word.
+head -c 76800 /dev/urandom | base64 -w 100 >"$apps/static/payload.txt"
+truncate -s 102400 "$apps/static/payload.txt"
 static_md5=$(md5sum <"$apps/static/payload.txt" | cut -d' ' -f1)
 # The page bench/apps/gzip_php/index.php prints, byte for byte, as a static file.
 mkdir -p "$apps/gzip_static"
@@ -335,6 +385,14 @@ echo 'wrk.headers["Accept-Encoding"] = "gzip"' >"$tmp/gzip.lua"
 if is_selected https; then
   "$binary" cert --dir "$tmp/tls" --host 127.0.0.1 >"$out/logs/spindle-cert.log"
 fi
+# HTTP/2's certificate: self-signed, made with openssl, of the kind spindle cert makes (an
+# ECDSA P-256 key), so that nginx and Spindle do the same signature and key exchange.
+if is_selected h2; then
+  mkdir -p "$tmp/h2tls"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
+    -keyout "$tmp/h2tls/key.pem" -out "$tmp/h2tls/cert.pem" 2>"$out/logs/openssl.log"
+fi
 chmod -R a+rX "$tmp"
 
 # --- servers -----------------------------------------------------------------------------
@@ -346,15 +404,17 @@ port_classic=18304
 port_worker=18305
 port_tls_ceiling=18306
 port_tls_fpm=18307
+port_h2_ceiling=18308
+port_h2_fpm=18309
 nginx_pid=
 fpm_pid=
 classic_pid=
 worker_pid=
 
 wait_for_port() {
-  local port=$1 name=$2 pid=$3 scheme=${4:-http}
+  local port=$1 name=$2 pid=$3 scheme=${4:-http} ca=${5:-$tmp/tls/ca.crt}
   for _ in $(seq 100); do
-    curl -s -o /dev/null --cacert "$tmp/tls/ca.crt" "$scheme://127.0.0.1:$port/" 2>/dev/null && return 0
+    curl -s -o /dev/null --cacert "$ca" "$scheme://127.0.0.1:$port/" 2>/dev/null && return 0
     kill -0 "$pid" 2>/dev/null || die "$name exited at start-up (see $out/logs/)"
     sleep 0.1
   done
@@ -389,6 +449,42 @@ start_nginx() {
     }
     server {
         listen 127.0.0.1:$port_tls_fpm ssl;
+        root $apps/$app;
+        index index.php;
+        location / {
+            try_files \$uri /index.php\$is_args\$args;
+        }
+        location ~ \\.php\$ {
+            try_files \$uri =404;
+            include /etc/nginx/fastcgi.conf;
+            fastcgi_pass unix:$tmp/php-fpm.sock;
+        }
+    }
+EOF
+    )
+  fi
+  # nginx 1.22 over HTTP/2 (Debian 12's: `listen ... ssl http2`, not 1.25's `http2 on`), with
+  # the HTTP/2 certificate; the ceiling and php-fpm as over HTTP/1.1. Its HTTP/2 defaults stay:
+  # 128 concurrent streams, keepalive_requests (below) also bounding requests per connection.
+  local h2_servers=
+  if is_h2 "$workload"; then
+    h2_servers=$(
+      cat <<EOF
+    server {
+        listen 127.0.0.1:$port_h2_ceiling ssl http2;
+        ssl_certificate $tmp/h2tls/cert.pem;
+        ssl_certificate_key $tmp/h2tls/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        location / {
+            default_type text/plain;
+            return 200 "Hello, World!";
+        }
+    }
+    server {
+        listen 127.0.0.1:$port_h2_fpm ssl http2;
+        ssl_certificate $tmp/h2tls/cert.pem;
+        ssl_certificate_key $tmp/h2tls/key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
         root $apps/$app;
         index index.php;
         location / {
@@ -456,6 +552,7 @@ http {
         root $static_root;
     }
 $tls_servers
+$h2_servers
 }
 EOF
   nginx -c "$dir/nginx.conf" -p "$dir/" -e "$out/logs/nginx-error.log" &
@@ -504,8 +601,15 @@ start_spindle() {
   else
     port=$port_classic
   fi
+  local scheme=http ca=$tmp/tls/ca.crt
   if [[ $workload == https ]]; then
     args+=(--tls-cert "$tmp/tls/cert.pem" --tls-key "$tmp/tls/key.pem")
+    scheme=https
+  elif is_h2 "$workload"; then
+    # HTTP/2 needs no flag: Spindle offers h2 and http/1.1 over ALPN on TLS by default.
+    args+=(--tls-cert "$tmp/h2tls/cert.pem" --tls-key "$tmp/h2tls/key.pem")
+    scheme=https
+    ca=$tmp/h2tls/cert.pem
   fi
   local root=$apps/$app
   # Classic and worker servers run side by side: neither takes the admin port (2019).
@@ -514,12 +618,12 @@ start_spindle() {
   local pid=$!
   running+=("$pid")
   if [[ $mode == worker ]]; then worker_pid=$pid; else classic_pid=$pid; fi
-  wait_for_port "$port" "spindle $mode" "$pid" "$([[ $workload == https ]] && echo https || echo http)"
+  wait_for_port "$port" "spindle $mode" "$pid" "$scheme" "$ca"
 }
 
 # The processes whose CPU time and memory count for a server.
 server_pids() {
-  case $1 in
+  case $(process_of "$1") in
     nginx) echo "$nginx_pid" $(pgrep -P "$nginx_pid") ;;
     fpm) echo "$nginx_pid" $(pgrep -P "$nginx_pid") "$fpm_pid" $(pgrep -P "$fpm_pid") ;;
     classic) echo "$classic_pid" ;;
@@ -529,14 +633,14 @@ server_pids() {
 
 url_for() {
   local workload=$1 server=$2 port path=/ scheme=http
-  case $server in
+  case $(process_of "$server") in
     nginx) if [[ $workload == *static ]]; then port=$port_static; else port=$port_ceiling; fi ;;
     fpm) port=$port_fpm ;;
     classic) port=$port_classic ;;
     worker) port=$port_worker ;;
   esac
   case $workload in
-    vars | bootstrap) path='/?name=bench' ;;
+    vars | bootstrap | h2_bootstrap) path='/?name=bench' ;;
     static) path=/payload.txt ;;
     gzip_static) path=/page.html ;;
   esac
@@ -545,6 +649,12 @@ url_for() {
     case $server in
       nginx) port=$port_tls_ceiling ;;
       fpm) port=$port_tls_fpm ;;
+    esac
+  elif is_h2 "$workload"; then
+    scheme=https
+    case $server in
+      nginx) port=$port_h2_ceiling ;;
+      fpm) port=$port_h2_fpm ;;
     esac
   fi
   echo "$scheme://127.0.0.1:$port$path"
@@ -564,18 +674,29 @@ check_body() {
     headers=$(curl -fsS -o "$tmp/check.gz" -D - -H 'Accept-Encoding: gzip' "$url") || die "$server: GET $url failed"
     grep -qi '^content-encoding: gzip' <<<"$headers" || die "$server: $url is not gzip-encoded: $headers"
     body=$(gunzip -c "$tmp/check.gz" | md5sum | cut -d' ' -f1)
+  elif is_h2 "$workload"; then
+    # The protocol the measurement means, or nothing is measured: a server without HTTP/2
+    # would otherwise answer h2load over HTTP/1.1 (ALPN falls back).
+    local want=2 flag=--http2 version
+    [[ $server == *_h1 ]] && want=1.1 flag=--http1.1
+    body=$(curl -fsS "$flag" --cacert "$tmp/h2tls/cert.pem" -o "$tmp/check.body" -w '%{http_version}' "$url") ||
+      die "$server: GET $url failed"
+    version=$body
+    [[ $version == "$want" ]] ||
+      die "$server: $url answered over HTTP/$version, not HTTP/$want (a Spindle without HTTP/2 over TLS?)"
+    body=$(cat "$tmp/check.body")
   else
     body=$(curl -fsS --cacert "$tmp/tls/ca.crt" "$url") || die "$server: GET $url failed"
   fi
   local ok=1
   case $workload in
-    hello | https) [[ $body == "Hello, World!" ]] || ok=0 ;;
+    hello | https | h2_hello) [[ $body == "Hello, World!" ]] || ok=0 ;;
     vars)
       [[ $body == *"<h1>Hello, bench!</h1>"* && $body == *"<b>REQUEST_METHOD</b>: GET</li>"* &&
         $body == *"<b>REQUEST_URI</b>: /?name=bench</li>"* && $body == *"<b>REMOTE_ADDR</b>: 127.0.0.1</li>"* &&
         ${#body} -gt 900 && ${#body} -lt 1200 ]] || ok=0
       ;;
-    bootstrap)
+    bootstrap | h2_bootstrap)
       [[ $body == *"<h1>Hello, bench!</h1>"* && $body == *'<li id="s150">service-150</li>'* &&
         ${#body} -gt 4500 && ${#body} -lt 5500 ]] || ok=0
       ;;
@@ -639,27 +760,88 @@ wrk_args() {
   echo "${args[@]}"
 }
 
+# h2load for an h2 workload: -t1 as wrk, HTTP/2 with h2_streams streams per connection (or
+# one, for _s1: as many requests in flight as HTTP/1.1 has, so that h2 and h1 CPU per request
+# compare the protocols at the same load, without multiplexing's batching), or HTTP/1.1 (ALPN
+# http/1.1, --h1) with one request at a time per connection, as browsers and proxies send it
+# (--h1 with -m N would pipeline N requests, which no browser does).
+h2_streams=10
+h2load_args() {
+  local server=$1 conc=$2 dur=$3
+  local args=(-t1 "-c$conc" "-D$(seconds "$dur")")
+  case $server in
+    *_h1) args+=(--h1 -m1) ;;
+    *_s1) args+=(-m1) ;;
+    *) args+=("-m$h2_streams") ;;
+  esac
+  echo "${args[@]}"
+}
+
+# One client run against a server, for the warm-up (output dropped) or a measurement.
+run_client() {
+  local workload=$1 conc=$2 server=$3 dur=$4 url
+  url=$(url_for "$workload" "$server")
+  if is_h2 "$workload"; then
+    # h2load appends to its log file: each run its own.
+    rm -f "$tmp/h2load.log"
+    # shellcheck disable=SC2046
+    h2load $(h2load_args "$server" "$conc" "$dur") --log-file="$tmp/h2load.log" "$url"
+  else
+    # shellcheck disable=SC2046
+    wrk $(wrk_args "$workload" "$conc" "$dur") "$url"
+  fi
+}
+
+# Dies unless h2load spoke the protocol the server name means (h2, or http/1.1 for _h1).
+check_h2load_protocol() {
+  local text=$1 server=$2 want=h2 protocol
+  [[ $server == *_h1 ]] && want=http/1.1
+  protocol=$(awk '/^Application protocol:/ { print $3 }' <<<"$text")
+  [[ $protocol == "$want" ]] || die "$server: h2load spoke ${protocol:-nothing}, not $want:"$'\n'"$text"
+}
+
+# "REQ_PER_S REQUESTS P50_MS P99_MS ERRORS" of an h2load run, from its output and the
+# per-request times of its --log-file (h2load prints no percentiles). Errors: h2load's failed
+# requests (non-2xx answers, reset streams, broken connections, timeouts).
+h2load_figures() {
+  local text=$1
+  local rps requests errors percentiles
+  rps=$(awk '/^finished in/ { print $4 }' <<<"$text")
+  read -r requests errors < <(awk '/^requests:/ {
+    for (i = 2; i < NF; i++) { if ($(i + 1) ~ /^done/) d = $i; if ($(i + 1) ~ /^failed/) f = $i }
+    print d + 0, f + 0 }' <<<"$text")
+  percentiles=$(cut -f3 "$tmp/h2load.log" | sort -n | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "nan nan"; exit }
+    p50 = int(NR * 0.50 + 0.999999); p99 = int(NR * 0.99 + 0.999999)
+    printf "%.3f %.3f\n", v[p50] / 1000, v[p99] / 1000 }')
+  echo "$rps $requests $percentiles $errors"
+}
+
 echo -e "workload\tconcurrency\tserver\trun\treq_s\trequests\tp50_ms\tp99_ms\terrors\tcpu_us_per_req" >"$out/runs.tsv"
 
 declare -A med_rps=() med_p50=() med_p99=() sum_err=() med_cpu=() pss=()
 
 # One measured wrk run; appends to runs.tsv.
 measure() {
-  local workload=$1 conc=$2 server=$3 run=$4 url pids before after text
-  url=$(url_for "$workload" "$server")
+  local workload=$1 conc=$2 server=$3 run=$4 pids before after text
   read -r -a pids <<<"$(server_pids "$server")"
   before=$(cpu_ticks "${pids[@]}")
-  # shellcheck disable=SC2046
-  text=$(wrk $(wrk_args "$workload" "$conc" "$duration") "$url")
+  text=$(run_client "$workload" "$conc" "$server" "$duration")
   after=$(cpu_ticks "${pids[@]}")
-  local rps requests p50 p99 non2xx sockerr
-  rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$text")
-  requests=$(awk '/requests in/ { print $1 }' <<<"$text")
-  p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$text")")
-  p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$text")")
-  non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' <<<"$text")
-  sockerr=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' <<<"$text")
-  local errors=$((${non2xx:-0} + ${sockerr:-0}))
+  local rps requests p50 p99 errors
+  if is_h2 "$workload"; then
+    check_h2load_protocol "$text" "$server"
+    read -r rps requests p50 p99 errors <<<"$(h2load_figures "$text")"
+  else
+    local non2xx sockerr
+    rps=$(awk '/^Requests\/sec/ { print $2 }' <<<"$text")
+    requests=$(awk '/requests in/ { print $1 }' <<<"$text")
+    p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$text")")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$text")")
+    non2xx=$(awk '/Non-2xx or 3xx responses:/ { print $NF }' <<<"$text")
+    sockerr=$(awk '/Socket errors:/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' <<<"$text")
+    errors=$((${non2xx:-0} + ${sockerr:-0}))
+  fi
   local cpu
   cpu=$(awk -v a="$before" -v b="$after" -v n="$requests" -v t="$ticks" \
     'BEGIN { if (n > 0) printf "%.1f", (b - a) / t * 1e6 / n; else print "nan" }')
@@ -692,7 +874,7 @@ for workload in "${workload_order[@]}"; do
   for c in "${cases[@]}"; do
     [[ ${c%%:*} == "$workload" ]] || continue
     mine+=("$c")
-    for server in nginx fpm classic worker; do
+    for server in "${all_servers[@]}"; do
       [[ -n ${wanted[$c:$server]:-} ]] && need[$server]=1
     done
   done
@@ -704,25 +886,24 @@ for workload in "${workload_order[@]}"; do
   # Fresh servers for each workload, so that the memory figures are this workload's.
   [[ -n ${need[fpm]:-} ]] && start_fpm
   [[ -n ${need[nginx]:-}${need[fpm]:-} ]] && start_nginx "$workload"
-  [[ -n ${need[classic]:-} ]] && start_spindle classic "$workload"
-  [[ -n ${need[worker]:-} ]] && start_spindle worker "$workload"
+  [[ -n ${need[classic]:-}${need[classic_s1]:-}${need[classic_h1]:-} ]] && start_spindle classic "$workload"
+  [[ -n ${need[worker]:-}${need[worker_s1]:-}${need[worker_h1]:-} ]] && start_spindle worker "$workload"
   if [[ $workload == hello ]]; then
     [[ -n ${need[fpm]:-} ]] && check_opcache fpm
     [[ -n ${need[classic]:-} ]] && check_opcache classic
   fi
-  for server in nginx fpm classic worker; do
+  for server in "${all_servers[@]}"; do
     [[ -n ${need[$server]:-} ]] && check_body "$workload" "$server"
   done
 
   for c in "${mine[@]}"; do
     conc=${c##*:}
     order=()
-    for server in nginx fpm classic worker; do
+    for server in "${all_servers[@]}"; do
       [[ -n ${wanted[$c:$server]:-} ]] && order+=("$server")
     done
     for server in "${order[@]}"; do
-      # shellcheck disable=SC2046
-      wrk $(wrk_args "$workload" "$conc" "$warmup") "$(url_for "$workload" "$server")" >/dev/null
+      run_client "$workload" "$conc" "$server" "$warmup" >/dev/null
     done
     # Runs alternate between the servers, so that a slow spell of the machine is shared.
     for ((run = 1; run <= runs; run++)); do
@@ -734,7 +915,7 @@ for workload in "${workload_order[@]}"; do
       summarize "$workload" "$conc" "$server"
     done
   done
-  for server in nginx fpm classic worker; do
+  for server in "${all_servers[@]}"; do
     if [[ -n ${need[$server]:-} ]]; then
       read -r -a pids <<<"$(server_pids "$server")"
       pss[$workload:$server]=$(pss_kib "${pids[@]}")
@@ -760,6 +941,16 @@ declare -A label=(
   [fpm]="nginx + php-fpm"
   [classic]="spindle classic"
   [worker]="spindle worker"
+)
+declare -A h2_label=(
+  [nginx]="nginx h2 return 200 (ceiling)"
+  [fpm]="nginx h2 + php-fpm"
+  [classic]="spindle classic h2"
+  [classic_s1]="spindle classic h2, -m 1"
+  [classic_h1]="spindle classic h1 (same TLS port)"
+  [worker]="spindle worker h2"
+  [worker_s1]="spindle worker h2, -m 1"
+  [worker_h1]="spindle worker h1 (same TLS port)"
 )
 
 fmt_int() {
@@ -788,6 +979,40 @@ wrk_version=$( (wrk -v 2>&1 || true) | awk 'NR == 1 { sub(/^debian\//, "", $2); 
 machine_line="$(nproc) cores ($(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)), \
 $(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r); \
 wrk $wrk_version on the same cores"
+is_selected h2 && machine_line+=", $(h2load --version | awk 'NR == 1 { sub("/", " ", $2); print $2 }') h2load too"
+
+# Every measured run of a server in a case, "REQ_PER_S (CPU us/req)", joined by " / ".
+runs_of() {
+  awk -F'\t' -v w="$1" -v c="$2" -v s="$3" '$1 == w && $2 == c && $3 == s {
+    printf "%s%s (%s us)", (n++ ? " / " : ""), int($5 + 0.5), $10 }' "$out/runs.tsv"
+}
+
+# Below the HTTP/2 table: the h2load commands, issue 31's two derived figures for each case,
+# and every run's figures (a busy machine's medians of 2 or 3 runs hide how far they spread).
+h2_summary() {
+  local c workload conc server
+  echo
+  echo "h2load commands: HTTP/2 \`h2load $(h2load_args worker 32 "$duration") URL\` (rows \"-m 1\":"
+  echo "\`h2load $(h2load_args worker_s1 32 "$duration") URL\`, as many requests in flight as HTTP/1.1); HTTP/1.1 on"
+  echo "the same Spindle TLS port \`h2load $(h2load_args worker_h1 32 "$duration") URL\` (ALPN http/1.1, no pipelining)."
+  echo
+  for c in ${scenario_cases[h2]}; do
+    workload=${c%%:*}
+    conc=${c##*:}
+    [[ -n ${med_rps[$c:worker]:-} ]] || continue
+    echo "- ${workload#h2_} c=$conc: spindle worker h2 / nginx h2 + php-fpm **$(ratio "${med_rps[$c:worker]}" "${med_rps[$c:fpm]:-}")**" \
+      "(classic h2: $(ratio "${med_rps[$c:classic]:-}" "${med_rps[$c:fpm]:-}"))$([[ $workload == h2_hello ]] && echo "; target: at least 4x")."
+    echo "  CPU/req over h2 / over h1 (same server, same TLS port), target at most 1.3x: worker" \
+      "**$(ratio "${med_cpu[$c:worker]:-}" "${med_cpu[$c:worker_h1]:-}")** (-m 1:" \
+      "**$(ratio "${med_cpu[$c:worker_s1]:-}" "${med_cpu[$c:worker_h1]:-}")**), classic" \
+      "**$(ratio "${med_cpu[$c:classic]:-}" "${med_cpu[$c:classic_h1]:-}")** (-m 1:" \
+      "**$(ratio "${med_cpu[$c:classic_s1]:-}" "${med_cpu[$c:classic_h1]:-}")**)."
+    for server in "${all_servers[@]}"; do
+      [[ -n ${med_rps[$c:$server]:-} ]] || continue
+      echo "  Runs, ${h2_label[$server]}: $(runs_of "$workload" "$conc" "$server")."
+    done
+  done
+}
 
 echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\terrors\tcpu_us_per_req\tpss_mib\tx_fpm\tx_ceiling" \
   >"$out/results.tsv"
@@ -805,21 +1030,21 @@ echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\te
     for c in ${scenario_cases[$s]}; do
       workload=${c%%:*}
       conc=${c##*:}
-      rows=(nginx fpm classic worker)
-      for server in "${rows[@]}"; do
+      ceiling_workload=$(ceiling_of "$workload")
+      for server in "${all_servers[@]}"; do
         key=$c:$server
-        # The ceiling row of a PHP workload is the hello workload's nginx measurement.
+        # The ceiling row of a PHP workload is its ceiling workload's nginx measurement.
         src=$key
         pss_key=$workload:$server
-        if [[ $server == nginx ]] && ! has_own_ceiling "$workload"; then
-          src=hello:$conc:nginx
-          pss_key=hello:nginx
+        if [[ $server == nginx ]]; then
+          src=$ceiling_workload:$conc:nginx
+          pss_key=$ceiling_workload:nginx
         fi
         [[ -n ${med_rps[$src]:-} ]] || continue
-        ceiling=${med_rps[hello:$conc:nginx]:-}
-        has_own_ceiling "$workload" && ceiling=${med_rps[$workload:$conc:nginx]:-}
+        ceiling=${med_rps[$ceiling_workload:$conc:nginx]:-}
         fpm=${med_rps[$c:fpm]:-}
-        name=${label[$server]}
+        name=${label[$server]:-}
+        is_h2 "$workload" && name=${h2_label[$server]}
         [[ $workload == static && $server == nginx ]] && name="nginx (sendfile)"
         [[ $workload == static && $server == classic ]] && name="spindle"
         [[ $workload == gzip_static && $server == nginx ]] && name="nginx gzip on"
@@ -841,6 +1066,7 @@ echo -e "scenario\tworkload\tconcurrency\tserver\truns\treq_s\tp50_ms\tp99_ms\te
           >>"$out/results.tsv"
       done
     done
+    [[ $s == h2 ]] && h2_summary
   done
   if ((run_apps)); then
     echo
@@ -873,7 +1099,7 @@ elif command -v gnuplot >/dev/null; then
   gnuplot <<EOF
 set terminal svg size 1200,560 dynamic font "sans,12" background rgb "white"
 set output "$out/chart.svg"
-set title "Spindle vs nginx + php-fpm: requests per second (log scale; wrk -t1, 127.0.0.1, $(nproc) cores)"
+set title "Spindle vs nginx + php-fpm: requests per second (log scale; wrk -t1, h2_* cases h2load -t1 -m $h2_streams, 127.0.0.1, $(nproc) cores)"
 set datafile separator "\t"
 set datafile missing "-"
 set style data histograms
