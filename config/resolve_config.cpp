@@ -114,7 +114,7 @@ std::size_t resolve_workers(std::vector<worker_config>& workers, const std::stri
     return threads;
 }
 
-// Certificate files are read when the server starts (server/tls_certificates.cpp) and again
+// Certificate files are read when the server starts (server/tls/tls_certificates.cpp) and again
 // on every reload; absolute paths keep a reload independent of the working directory.
 void resolve_tls_files(tls_config& tls) {
     for (std::string* file : {&tls.certificate, &tls.key}) {

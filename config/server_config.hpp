@@ -297,7 +297,7 @@ struct server_config {
     /// How long a graceful stop (SIGTERM) waits for in-flight requests.
     std::chrono::milliseconds grace_period{30'000};
     /// Server processes, each with its own PHP threads (num_threads each), under a supervisor
-    /// that restarts one that dies (server/supervisor.hpp); 1 = one process, no supervisor.
+    /// that restarts one that dies (server/process/supervisor.hpp); 1 = one process, no supervisor.
     std::size_t processes = 1;
     /// With processes > 1: this many process deaths within emergency_restart_interval stop
     /// the restarts (php-fpm's emergency_restart_threshold); 0 = restart forever.

@@ -1,6 +1,6 @@
 #pragma once
 // The file patterns of a worker's `watch`: which changed files restart the workers.
-// Pure functions, no I/O; server/file_watcher.cpp watches the directories they name.
+// Pure functions, no I/O; server/process/file_watcher.cpp watches the directories they name.
 
 #include <string>
 #include <string_view>

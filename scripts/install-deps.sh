@@ -24,7 +24,7 @@ build_packages=(
   libmagickwand-dev libmemcached-dev libyaml-dev librabbitmq-dev
   # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression,
   # libjemalloc-dev for its malloc (SPINDLE_MALLOC in CMakeLists.txt), libnghttp2-dev for
-  # HTTP/2 (server/http2_session.hpp)
+  # HTTP/2 (server/http2/http2_session.hpp)
   libboost1.81-dev libspdlog-dev nlohmann-json3-dev libzstd-dev libbrotli-dev libjemalloc-dev
   libnghttp2-dev
   # curl: the first request to the example server, and the Docker image's health check

@@ -6,8 +6,8 @@
 namespace spindle::worker {
 
 /// A signal stack of its own for the thread that creates it, for as long as it lives: a
-/// handler installed with SA_ONSTACK (the crash report, server/crash_report.hpp) then runs on
-/// it, so a thread that overflowed its own stack (deep recursion in an extension) can still
+/// handler installed with SA_ONSTACK (the crash report, server/process/crash_report.hpp) then runs
+/// on it, so a thread that overflowed its own stack (deep recursion in an extension) can still
 /// report. Create one at the top of a thread's body, on that thread: the PHP slot threads
 /// (pool::run_slot) and the I/O threads. A guard page below it turns an overflow of the
 /// signal stack itself into a second fault (the kernel then ends the process) rather than a

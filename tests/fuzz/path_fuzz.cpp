@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "server/router.hpp"
+#include "server/routing/router.hpp"
 
 namespace {
 

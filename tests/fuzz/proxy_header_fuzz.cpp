@@ -1,5 +1,5 @@
 // libFuzzer target: arbitrary connection starts through the PROXY protocol header parser
-// (server/proxy_header.cpp), fed whole and then in pieces whose sizes come from the input.
+// (server/http/proxy_header.cpp), fed whole and then in pieces whose sizes come from the input.
 // Both feeds must end in the same state with the same header; a done header is never longer
 // than the input nor than the protocol allows, not_proxy takes no byte, and nothing crashes
 // or trips a sanitizer. Run it with scripts/fuzz.sh.
@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "server/proxy_header.hpp"
+#include "server/http/proxy_header.hpp"
 
 namespace {
 

@@ -32,7 +32,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "sapi/engine.hpp"
-#include "server/request_headers.hpp"
+#include "server/http/request_headers.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 """The crash report: a PHP extension that crashes the process (tests/fixtures/ext/spindle_probe,
 built with phpize) makes the dying server log one block with the signal, the faulting thread,
 its native stack and every PHP thread's running request, and the process still dies of that
-signal (server/crash_report.cpp, docs/crash-runbook.md)."""
+signal (server/process/crash_report.cpp, docs/crash-runbook.md)."""
 
 import json
 import re

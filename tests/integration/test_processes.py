@@ -1,5 +1,5 @@
 """processes N: a supervisor binds the sockets and runs N server processes, each with its own
-PHP threads (server/supervisor.cpp). A segfault in an extension (tests/fixtures/ext/
+PHP threads (server/process/supervisor.cpp). A segfault in an extension (tests/fixtures/ext/
 spindle_probe) kills one process: the others keep serving, the dead one is replaced within a
 second, and the requests that fail are the ones it had accepted (its crash report lists those
 still running). The admin endpoint
@@ -28,7 +28,7 @@ PROCESSES = 4
 CLIENTS = 32
 THREADS = 24
 WORKER_THREADS = 16
-# What a dead process's log line looks like (server/supervisor.cpp).
+# What a dead process's log line looks like (server/process/supervisor.cpp).
 DEATH = r"^process \d+ \(pid \d+\) killed by SIGSEGV"
 
 

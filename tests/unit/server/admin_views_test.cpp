@@ -1,4 +1,4 @@
-#include "server/admin_views.hpp"
+#include "server/admin/admin_views.hpp"
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/null_sink.h>

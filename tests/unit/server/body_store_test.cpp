@@ -1,4 +1,4 @@
-#include "server/body_store.hpp"
+#include "server/http/body_store.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/cgroup_limits.hpp"
+#include "server/process/cgroup_limits.hpp"
 
 #include <gtest/gtest.h>
 

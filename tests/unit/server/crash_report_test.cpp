@@ -1,4 +1,4 @@
-#include "server/crash_report.hpp"
+#include "server/process/crash_report.hpp"
 
 #include <gtest/gtest.h>
 

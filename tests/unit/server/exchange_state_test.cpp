@@ -1,4 +1,4 @@
-#include "server/exchange_state.hpp"
+#include "server/exchange/exchange_state.hpp"
 
 #include <gtest/gtest.h>
 

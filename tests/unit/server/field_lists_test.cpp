@@ -1,4 +1,4 @@
-#include "server/field_lists.hpp"
+#include "server/http/field_lists.hpp"
 
 #include <string>
 #include <vector>

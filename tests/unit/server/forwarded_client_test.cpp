@@ -1,4 +1,4 @@
-#include "server/forwarded_client.hpp"
+#include "server/http/forwarded_client.hpp"
 
 #include <gtest/gtest.h>
 

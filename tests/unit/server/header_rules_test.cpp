@@ -1,4 +1,4 @@
-#include "server/header_rules.hpp"
+#include "server/http/header_rules.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/http1_head.hpp"
+#include "server/http/http1_head.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
-#include "server/http2_head.hpp"
+#include "server/http/http2_head.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "server/static_response.hpp"
+#include "server/static/static_response.hpp"
 
 namespace spindle::server {
 namespace {

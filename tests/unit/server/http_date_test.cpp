@@ -1,4 +1,4 @@
-#include "server/http_date.hpp"
+#include "server/http/http_date.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/memory_allocator.hpp"
+#include "server/process/memory_allocator.hpp"
 
 #include <gtest/gtest.h>
 

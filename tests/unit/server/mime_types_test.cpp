@@ -1,4 +1,4 @@
-#include "server/mime_types.hpp"
+#include "server/static/mime_types.hpp"
 
 #include <gtest/gtest.h>
 

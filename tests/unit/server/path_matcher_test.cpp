@@ -1,4 +1,4 @@
-#include "server/path_matcher.hpp"
+#include "server/routing/path_matcher.hpp"
 
 #include <gtest/gtest.h>
 

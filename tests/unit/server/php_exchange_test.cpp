@@ -1,4 +1,4 @@
-#include "server/php_exchange.hpp"
+#include "server/exchange/php_exchange.hpp"
 
 #include <gtest/gtest.h>
 
@@ -23,8 +23,8 @@
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "server/http_context.hpp"
-#include "server/server_snapshot.hpp"
+#include "server/routing/http_context.hpp"
+#include "server/routing/server_snapshot.hpp"
 #include "worker/pool.hpp"
 
 // The protocol between a PHP thread and its connection's I/O thread (php_exchange.hpp),

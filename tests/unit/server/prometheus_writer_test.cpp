@@ -1,4 +1,4 @@
-#include "server/prometheus_writer.hpp"
+#include "server/admin/prometheus_writer.hpp"
 
 #include <gtest/gtest.h>
 

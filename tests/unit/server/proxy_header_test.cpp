@@ -1,4 +1,4 @@
-#include "server/proxy_header.hpp"
+#include "server/http/proxy_header.hpp"
 
 #include <string>
 

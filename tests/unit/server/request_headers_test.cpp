@@ -1,4 +1,4 @@
-#include "server/request_headers.hpp"
+#include "server/http/request_headers.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/restart_throttle.hpp"
+#include "server/process/restart_throttle.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/router.hpp"
+#include "server/routing/router.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

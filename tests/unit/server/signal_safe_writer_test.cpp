@@ -1,4 +1,4 @@
-#include "server/signal_safe_writer.hpp"
+#include "server/process/signal_safe_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "server/site_selector.hpp"
+#include "server/routing/site_selector.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "server/snapshot_builder.hpp"
+#include "server/routing/snapshot_builder.hpp"
 
 #include <gtest/gtest.h>
 

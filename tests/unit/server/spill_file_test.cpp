@@ -1,4 +1,4 @@
-#include "server/spill_file.hpp"
+#include "server/http/spill_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "server/memory_budget.hpp"
+#include "server/http/memory_budget.hpp"
 
 namespace spindle::server {
 namespace {

@@ -1,8 +1,8 @@
-#include "server/static_file.hpp"
+#include "server/static/static_file.hpp"
 
 #include <gtest/gtest.h>
 
-#include "server/http_date.hpp"
+#include "server/http/http_date.hpp"
 
 namespace spindle::server {
 namespace {

@@ -1,4 +1,4 @@
-#include "server/supervisor_admin.hpp"
+#include "server/admin/supervisor_admin.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "server/tls_certificates.hpp"
+#include "server/tls/tls_certificates.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "config/config_error.hpp"
-#include "server/local_certificate.hpp"
+#include "server/tls/local_certificate.hpp"
 
 // The certificates come from write_local_certificate (spindle cert), so these also check that
 // what it writes is what a TLS listener accepts.

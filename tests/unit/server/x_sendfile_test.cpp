@@ -1,4 +1,4 @@
-#include "server/x_sendfile.hpp"
+#include "server/http/x_sendfile.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
