@@ -149,6 +149,8 @@ key=$(printf '%s\n' "$recipe_version" "$(basename "$tarball")" "${configure_flag
 prefix="$cache_root/php-$version-$key"
 
 if [[ -f "$prefix/.complete" ]]; then
+  # Caches made before the install step created the scan directory get it here.
+  mkdir -p "$prefix/etc/conf.d"
   log "cached: PHP $version at $prefix"
   echo "$prefix"
   exit 0
@@ -220,6 +222,10 @@ install_php() {
   log "installing"
   rm -rf "$prefix"
   make install >"$work/install.log" 2>&1 || { tail -n 20 "$work/install.log" >&2; exit 1; }
+  # The scan directory exists from the start, empty until scripts/php-ext.sh enables an
+  # extension in it: `cmake --install` copies it, so a fresh machine that builds no PECL
+  # extension (scripts/serve-example.sh) must have one too.
+  mkdir -p "$prefix/etc/conf.d"
 }
 
 # Requests of the training application, each route a few thousand times, and PHP's own
