@@ -142,7 +142,7 @@ bool http2_session::receive(const std::uint8_t* data, std::size_t size) {
                 ? NGHTTP2_ENHANCE_YOUR_CALM
                 : NGHTTP2_PROTOCOL_ERROR;
         nghttp2_session_terminate_session(session_, code);
-        phase_ = connection_phase::failing;
+        advance(connection_phase::failing);
         do_write();
         return false;
     }
@@ -234,6 +234,10 @@ void http2_session::arm_idle_timer() {
     });
 }
 
+void http2_session::advance(connection_phase to) noexcept {
+    phase_ = std::max(phase_, to);
+}
+
 void http2_session::start_draining() {
     if (phase_ != connection_phase::open) {
         return;
@@ -243,14 +247,14 @@ void http2_session::start_draining() {
     nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
                           nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_NO_ERROR,
                           nullptr, 0);
-    phase_ = connection_phase::draining;
+    advance(connection_phase::draining);
 }
 
 void http2_session::close() {
     if (phase_ == connection_phase::closed) {
         return;
     }
-    phase_ = connection_phase::closed;
+    advance(connection_phase::closed);
     idle_timer_.cancel();
     // Every stream still open ends here: PHP learns its client is gone.
     for (auto& [id, stream] : streams_) {

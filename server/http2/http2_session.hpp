@@ -144,6 +144,8 @@ class http2_session final : public response_connection,
         failing,   ///< a connection error (a flood, a protocol violation): GOAWAY, then close
         closed,    ///< the socket is closed
     };
+    /// Moves phase_ forward to `to`, never back: the one way it changes.
+    void advance(connection_phase to) noexcept;
     connection_phase phase_ = connection_phase::open;
     bool writing_ = false;  ///< a write is in progress (one at a time)
     boost::asio::steady_timer idle_timer_;
