@@ -391,9 +391,10 @@ def test_request_line_query_cookies_and_bodies_reach_php(spindle, mode, certs):
         # A form of several MB, across many DATA frames and window updates.
         big = os.urandom(3 * 1024 * 1024 // 2).hex()  # 3 MiB of hex digits
         form = f"small=value&big={big}".encode()
+        # Bodies of megabytes take 10 s under the ASan build (HTTP/1.1 as much): a minute each.
         r = client.request("POST", "/request.php",
                            headers=[("content-type", "application/x-www-form-urlencoded")],
-                           body=form)
+                           body=form, timeout=60)
         assert r.status == 200, r
         seen = r.json()
         assert seen["method"] == "POST"
@@ -405,7 +406,8 @@ def test_request_line_query_cookies_and_bodies_reach_php(spindle, mode, certs):
         # A binary body through php://input.
         blob = os.urandom(6 * 1024 * 1024 + 123)
         r = client.request("PUT", "/request.php",
-                           headers=[("content-type", "application/octet-stream")], body=blob)
+                           headers=[("content-type", "application/octet-stream")], body=blob,
+                           timeout=60)
         assert r.status == 200, r
         seen = r.json()
         assert seen["method"] == "PUT"
