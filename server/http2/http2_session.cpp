@@ -73,6 +73,18 @@ nghttp2_nv make_nv(std::string_view name, std::string_view value) {
             value.size(), NGHTTP2_NV_FLAG_NONE};
 }
 
+// A head as nghttp2 takes it; the fields point into `head` and `status`, which outlive the
+// submit call (nghttp2 copies them).
+std::vector<nghttp2_nv> head_nva(const response_head& head, const std::string& status) {
+    std::vector<nghttp2_nv> nva;
+    nva.reserve(head.fields.size() + 1);
+    nva.push_back(make_nv(":status", status));
+    for (const head_field& f : head.fields) {
+        nva.push_back(make_nv(f.name, f.value));
+    }
+    return nva;
+}
+
 }  // namespace
 
 http2_session::http2_session(std::shared_ptr<void> owner, session_stream& stream,
@@ -693,35 +705,16 @@ void http2_session::deliver(std::uint64_t request_id, response_piece piece) {
         do_write();
         return;
     }
-    if (piece.head) {
-        if (piece.head->status < 200) {
-            std::vector<nghttp2_nv> nva;
-            const std::string status = std::to_string(piece.head->status);
-            nva.push_back(make_nv(":status", status));
-            for (const head_field& f : piece.head->fields) {
-                nva.push_back(make_nv(f.name, f.value));
-            }
-            nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream.id, nullptr, nva.data(),
-                                   nva.size(), nullptr);
-        } else {
-            stream.status = piece.head->status;
-            const bool has_body = !(piece.last && piece.bytes.empty() && !piece.file);
-            stream.body_complete = piece.last;
-            if (!piece.bytes.empty() || piece.file) {
-                body_chunk chunk;
-                chunk.is_php_memory = !piece.file;
-                chunk.bytes = std::move(piece.bytes);
-                chunk.spill = std::move(piece.file);
-                chunk.offset = piece.file_offset;
-                chunk.left = piece.file_length;
-                stream.queue_body(std::move(chunk));
-            }
-            submit_head(stream, *piece.head, has_body);
-            do_write();
-            return;
-        }
+    const bool has_bytes = !piece.bytes.empty() || piece.file;
+    const bool is_final_head = piece.head && piece.head->status >= 200;
+    if (piece.head && !is_final_head) {
+        // An interim (1xx) head: a HEADERS frame without END_STREAM, the final one follows.
+        const std::string status = std::to_string(piece.head->status);
+        const std::vector<nghttp2_nv> nva = head_nva(*piece.head, status);
+        nghttp2_submit_headers(session_, NGHTTP2_FLAG_NONE, stream.id, nullptr, nva.data(),
+                               nva.size(), nullptr);
     }
-    if (!piece.bytes.empty() || piece.file) {
+    if (has_bytes) {
         body_chunk chunk;
         chunk.is_php_memory = !piece.file;
         chunk.bytes = std::move(piece.bytes);
@@ -731,7 +724,9 @@ void http2_session::deliver(std::uint64_t request_id, response_piece piece) {
         stream.queue_body(std::move(chunk));
     }
     stream.body_complete = stream.body_complete || piece.last;
-    if (stream.is_deferred && stream.phase() == stream_phase::responding) {
+    if (is_final_head) {
+        submit_head(stream, *piece.head, !(piece.last && !has_bytes));
+    } else if (stream.is_deferred && stream.phase() == stream_phase::responding) {
         stream.is_deferred = false;
         nghttp2_session_resume_data(session_, stream.id);
     }
@@ -752,13 +747,8 @@ void http2_session::on_exchange_failed(std::uint64_t request_id) {
 void http2_session::submit_head(http2_stream& stream, const response_head& head, bool has_body) {
     stream.advance(stream_phase::responding);
     stream.status = head.status;
-    std::vector<nghttp2_nv> nva;
-    nva.reserve(head.fields.size() + 1);
     const std::string status = std::to_string(head.status);
-    nva.push_back(make_nv(":status", status));
-    for (const head_field& f : head.fields) {
-        nva.push_back(make_nv(f.name, f.value));
-    }
+    const std::vector<nghttp2_nv> nva = head_nva(head, status);
     nghttp2_data_provider provider{};
     provider.source.ptr = &stream;
     provider.read_callback = &read_data;
