@@ -20,8 +20,8 @@ build_packages=(
   zlib1g-dev libpng-dev libjpeg-dev libfreetype-dev libwebp-dev libcurl4-openssl-dev
   libzip-dev libargon2-dev
   libpq-dev libbz2-dev libgmp-dev libxslt1-dev libldap2-dev libtidy-dev libedit-dev
-  # PECL extensions built by scripts/php-ext.sh (the ones scripts/test.sh builds, and amqp)
-  libmagickwand-dev libmemcached-dev libyaml-dev librabbitmq-dev
+  # (the libraries of PECL extensions are not here: scripts/php-ext.sh installs an extension's
+  # own when it builds it, so the README's first command does not wait for ImageMagick's)
   # Spindle itself; zlib1g-dev (above), libzstd-dev and libbrotli-dev for response compression,
   # libjemalloc-dev for its malloc (SPINDLE_MALLOC in CMakeLists.txt), libnghttp2-dev for
   # HTTP/2 (server/http2/http2_session.hpp)

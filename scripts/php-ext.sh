@@ -16,6 +16,9 @@
 #   scripts/php-ext.sh --runtime-packages      the Debian packages whose shared libraries the
 #                                              installed extensions need at run time
 #
+# The Debian libraries an extension builds against (imagick: libmagickwand-dev) are installed
+# when missing, as root; otherwise the error names them.
+#
 # Each build is cached by its source and this PHP: a second run with the same inputs takes a
 # second. Building an extension never rebuilds PHP. PHP_PREFIX picks another PHP build than
 # scripts/build-php.sh's; EXT_CONFIGURE_ARGS_NAME (e.g. EXT_CONFIGURE_ARGS_redis=--enable-redis-igbinary)
@@ -41,7 +44,7 @@ for arg in "$@"; do
     --list) list=1 ;;
     --runtime-packages) runtime_packages=1 ;;
     -h | --help)
-      sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+      sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     -*) die "unknown option $arg (see --help)" ;;
@@ -94,14 +97,23 @@ declare -A needs=(
   [zstd]="libzstd-dev"
 )
 
+# As root, the missing ones are installed, as the official images' install-php-extensions
+# does: they are not among scripts/install-deps.sh's build packages, which the README's first
+# command installs (libmagickwand-dev alone brings about 130 packages). Otherwise the error
+# names them.
 check_packages() {  # check_packages NAME
   local missing=() p
   for p in ${needs[$1]:-}; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
-  if ((${#missing[@]})); then
+  ((${#missing[@]})) || return 0
+  if [[ $(id -u) -ne 0 ]]; then
     die "$1 needs Debian's ${missing[*]}: apt-get install ${missing[*]}"
   fi
+  log "$1: installing Debian's ${missing[*]}"
+  (export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q >&2 && apt-get install -y -q --no-install-recommends "${missing[@]}" >&2) ||
+    die "$1 needs Debian's ${missing[*]}, and apt-get could not install them"
 }
 
 # Downloads Debian's source package of php-NAME (once) and prints its upstream tarball.
