@@ -18,32 +18,20 @@ const config::respond_rule* find_respond_rule(const site_context& site, std::str
     return nullptr;
 }
 
-request_decision answer(int status, std::string reason, bool must_close = false) {
-    request_decision d;
-    d.status = status;
-    d.reason = std::move(reason);
-    d.must_close = must_close;
-    return d;
-}
-
-request_decision fixed(const config::respond_rule& rule) {
-    request_decision d;
-    d.what = request_decision::action::fixed;
-    d.fixed = rule;
-    return d;
-}
-
-// After the site is known: its respond rules, worker patterns and router.
-request_decision route_in_site(const site_context& site, std::string_view raw_path,
-                               std::string_view query) {
-    request_decision d;
+// After the site is known: its respond rules, worker patterns and router, into `d`. Every
+// step fills the one decision the caller returns, so no request_decision (a route and a
+// respond rule: a dozen strings) is built twice and moved on the way (bench/history.md).
+void route_in_site(const site_context& site, std::string_view raw_path, std::string_view query,
+                   request_decision& d) {
     if (!site.responds.empty() || site.has_match) {
         // `respond` and worker `match` patterns see the normalised path, as in Caddy.
         if (const std::optional<std::string> path = normalize_path(raw_path)) {
             const config::respond_rule* rule =
                 site.respond_after_php ? nullptr : find_respond_rule(site, *path);
             if (rule != nullptr) {
-                return fixed(*rule);
+                d.what = request_decision::action::fixed;
+                d.fixed = *rule;
+                return;
             }
             for (const worker_route& w : site.workers) {
                 for (const std::string& pattern : w.match) {
@@ -53,7 +41,7 @@ request_decision route_in_site(const site_context& site, std::string_view raw_pa
                         d.r.kind = route_kind::php;
                         d.r.file = w.file;
                         d.r.script_name = w.script_name;
-                        return d;
+                        return;
                     }
                 }
             }
@@ -75,19 +63,18 @@ request_decision route_in_site(const site_context& site, std::string_view raw_pa
                     path ? find_respond_rule(site, *path) : nullptr) {
                 d.what = request_decision::action::fixed;
                 d.fixed = *rule;
-                return d;
+                return;
             }
             // An empty body, as Caddy answers a request no route serves.
             d.status = 404;
-            return d;
+            return;
         }
-        case route_kind::status: d.status = d.r.status; return d;
-        case route_kind::redirect: d.what = request_decision::action::redirect; return d;
-        case route_kind::static_file: d.what = request_decision::action::static_file; return d;
-        case route_kind::php: d.what = request_decision::action::php; return d;
+        case route_kind::status: d.status = d.r.status; return;
+        case route_kind::redirect: d.what = request_decision::action::redirect; return;
+        case route_kind::static_file: d.what = request_decision::action::static_file; return;
+        case route_kind::php: d.what = request_decision::action::php; return;
     }
     d.reason = d.r.reason;
-    return d;
 }
 
 }  // namespace
@@ -96,27 +83,32 @@ request_decision decide_request(const server_snapshot& snapshot,
                                 const config::listen_address& address, std::string_view host,
                                 std::string_view raw_path, std::string_view query, bool is_tls,
                                 const acme::challenge_store* challenges) {
+    // One object returned on every path: constructed in the caller's storage (NRVO).
+    request_decision d;
     // HTTP-01 (RFC 8555 section 8.3): the CA fetches the token over plain HTTP, before any
     // site, redirect or route has a say.
     if (challenges != nullptr && !is_tls &&
         raw_path.starts_with(acme::challenge_store::http_prefix)) {
         const std::string_view token = raw_path.substr(acme::challenge_store::http_prefix.size());
-        if (const std::optional<std::string> token_answer = challenges->http_answer(token)) {
-            return fixed({"*", 200, *token_answer});
+        if (std::optional<std::string> token_answer = challenges->http_answer(token)) {
+            d.what = request_decision::action::fixed;
+            d.fixed = {"*", 200, std::move(*token_answer)};
+            return d;
         }
     }
     const site_context* site = select_site(snapshot.sites_at(address), host_without_port(host));
     if (site == nullptr) {
-        return answer(404, "no site is configured for this host");
+        d.status = 404;
+        d.reason = "no site is configured for this host";
+        return d;
     }
-    request_decision d;
+    d.site = site;
     if (site->redirect_https_port != 0) {
         d.what = request_decision::action::redirect_https;
         d.https_port = site->redirect_https_port;
     } else {
-        d = route_in_site(*site, raw_path, query);
+        route_in_site(*site, raw_path, query, d);
     }
-    d.site = site;
     return d;
 }
 
