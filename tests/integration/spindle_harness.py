@@ -80,7 +80,8 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(scope="session")
 def spindle_binary(request):
-    path = Path(request.config.getoption("--spindle"))
+    # Absolute: servers run in their app's folder.
+    path = Path(request.config.getoption("--spindle")).resolve()
     if not path.is_file() or not os.access(path, os.X_OK):
         pytest.fail(f"spindle binary not found at {path} (give --spindle=PATH)")
     return str(path)

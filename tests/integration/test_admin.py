@@ -280,11 +280,13 @@ def test_metrics_count_exactly_the_requests_sent(spindle, mode):
             assert conn.request("DELETE", "/static.txt").status == 405
         assert conn.request("GET", "/static.txt").status == 200
     # A response is counted once its last byte is written, which may be just after the client
-    # read it: wait for the 11th, then every figure must be exact.
+    # read it, and its PHP thread is idle again just after that: wait for the 11th and for
+    # the idle thread, then every figure must be exact.
     counted = value(before, "spindle_http_request_duration_seconds_count") + 11
+    workers = len(executor_fixtures(HTTP)) if mode == "worker" else 0
     after = wait_for_metrics(
-        srv, lambda m: value(m, "spindle_http_request_duration_seconds_count") >= counted,
-        "11 responses counted")
+        srv, lambda m: value(m, "spindle_http_request_duration_seconds_count") >= counted
+        and value(m, "spindle_busy_threads") == 0, "11 responses counted, every thread idle")
 
     def delta(name, **labels):
         return value(after, name, **labels) - value(before, name, **labels)
@@ -296,7 +298,6 @@ def test_metrics_count_exactly_the_requests_sent(spindle, mode):
     assert delta("spindle_http_request_duration_seconds_sum") > 0
     assert value(after, "spindle_busy_threads") == 0
     # FrankenPHP counts every running worker thread busy, idle or not.
-    workers = len(executor_fixtures(HTTP)) if mode == "worker" else 0
     assert value(after, "frankenphp_busy_threads") == workers
     assert value(after, "spindle_queue_rejections_total", reason="queue_full") == 0
     if mode == "worker":
