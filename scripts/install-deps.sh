@@ -42,7 +42,10 @@ test_packages=(
   # python3-brotli and python3-zstandard decode compressed responses (tests/integration/test_encode.py);
   # haproxy: two instances behind a load balancer (tests/integration/test_scale_out.py), and
   # the PROXY protocol v1/v2 sender (tests/integration/test_proxy_protocol.py)
-  python3 python3-pytest python3-yaml python3-brotli python3-zstandard wrk procps haproxy
+  # python3-pytest-xdist: the integration suites run their files on as many processes as
+  # there are cores (most of a test's time is waiting on a server, a client or a timeout)
+  python3 python3-pytest python3-pytest-xdist python3-yaml python3-brotli python3-zstandard
+  wrk procps haproxy
   # tests/integration/test_tls.py makes its certificates and handshakes with the CLI
   openssl
   # tests/integration/test_http2.py: python3-h2 writes HTTP/2 frames by hand (and reads them),

@@ -16,12 +16,12 @@ cd "$(dirname "$0")/.."
 kind=${1:-address}
 prefix=$(scripts/build-php.sh | tail -n1)
 
-build() {  # build DIR CMAKE-FLAGS...
-  local dir=$1
-  shift
+build() {  # build DIR TARGET CMAKE-FLAGS...  (TARGET all: everything)
+  local dir=$1 target=$2
+  shift 2
   cmake -S . -B "$dir" -DPHP_CONFIG="$prefix/bin/php-config" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     "$@" >&2
-  cmake --build "$dir" -j"$(nproc)" >&2
+  cmake --build "$dir" -j"$(nproc)" --target "$target" >&2
 }
 
 # Every report goes to a file too, so one in a server the tests stopped is not lost.
@@ -35,7 +35,7 @@ check_reports() {  # check_reports DIR
 
 run_address() {
   local dir=build-asan reports
-  build "$dir" -DSPINDLE_SANITIZE=ON
+  build "$dir" all -DSPINDLE_SANITIZE=ON
   reports=$(realpath "$dir")/reports
   rm -rf "$reports" && mkdir -p "$reports"
   # detect_leaks=0: PHP's persistent allocations live until exit by design.
@@ -45,7 +45,8 @@ run_address() {
   export USE_ZEND_ALLOC=0
   "$dir/tests/unit/spindle_unit_tests" --gtest_brief=1
   LD_PRELOAD=$(realpath "$dir/tests/sanitize/libno_deepbind.so") \
-    /usr/bin/python3 -m pytest -p no:cacheprovider -q -m "not zend_allocator and not wall_clock" tests/integration \
+    /usr/bin/python3 -m pytest -p no:cacheprovider -q -n 4 --dist loadfile \
+    -m "not zend_allocator and not wall_clock" tests/integration \
     --spindle="$(realpath "$dir/spindle")"
   check_reports "$reports"
   echo "[sanitize] address + undefined: no reports" >&2
@@ -53,7 +54,8 @@ run_address() {
 
 run_thread() {
   local dir=build-tsan reports
-  build "$dir" -DSPINDLE_SANITIZE_THREAD=ON
+  # Only the unit tests run under ThreadSanitizer: the server binary is not built.
+  build "$dir" spindle_unit_tests -DSPINDLE_SANITIZE_THREAD=ON
   reports=$(realpath "$dir")/reports
   rm -rf "$reports" && mkdir -p "$reports"
   TSAN_OPTIONS="halt_on_error=1:log_path=$reports/report" \
