@@ -275,6 +275,9 @@ void php_exchange::finish_response(bool script_failed) {
 }
 
 bool php_exchange::write_directly(std::string& bytes, std::uint64_t* sent) {
+    std::chrono::steady_clock::time_point now;
+    bool notify = false;
+    std::optional<active_response> in_flight;
     {
         std::lock_guard lock(mutex_);
         if (state() == exchange_state::aborted) {
@@ -293,23 +296,21 @@ bool php_exchange::write_directly(std::string& bytes, std::uint64_t* sent) {
             }
             return false;
         }
-    }
-    // The session reads the client's next request only once the state is written (below), so
-    // this line comes before that request's. Written outside the mutex: a slow log sink must
-    // not hold up the I/O thread that takes it.
-    if (access_log_site_ != nullptr) {
-        log_direct_access(bytes.size());
-    }
-    const auto now = std::chrono::steady_clock::now();
-    bool notify = false;
-    std::optional<active_response> in_flight;
-    {
-        std::lock_guard lock(mutex_);
-        notify = state() == exchange_state::unwatched;
-        if (!move_to(exchange_state::written)) {
-            // Aborted meanwhile: the session closed and completes the response as its own.
-            return true;
+        // Logged and written in the same hold of the mutex as the send. Once the bytes are
+        // out, the client may read them and leave, or send its next request, at once: the
+        // I/O thread that sees it must find the response written, not abort it (which would
+        // count it nowhere and end a script still running after frankenphp_finish_request()
+        // as if its client had gone), and must log the next request's line after this one.
+        // The sink is the one the I/O thread writes its own responses' lines to, so holding
+        // the mutex over it holds that thread up no more than its own lines do.
+        if (access_log_site_ != nullptr) {
+            log_direct_access(bytes.size());
         }
+        notify = state() == exchange_state::unwatched;
+        // Watched or unwatched here (aborted returned above, and only this thread relays),
+        // so the transition is never refused.
+        (void)move_to(exchange_state::written);
+        now = std::chrono::steady_clock::now();
         completed_at_ = now;
         in_flight = std::move(in_flight_count_);
         in_flight_count_.reset();

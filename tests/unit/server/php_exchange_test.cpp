@@ -462,6 +462,47 @@ TEST_F(PhpExchangeTest, ClientAbortRacingADirectWriteCompletesTheResponseExactly
     EXPECT_EQ(context_.response_memory.used(), 0u);
 }
 
+TEST_F(PhpExchangeTest, ClientLeavingAsSoonAsItReadsADirectWriteFindsTheResponseWritten) {
+    // The client reads the whole response and leaves at once; the I/O thread sees it leave as
+    // http_session does (stop_watching(), then abort() at the end of the stream). The bytes
+    // were out, so the response is written and counted, never aborted: a script still running
+    // after frankenphp_finish_request() must not be told that its client left.
+    constexpr int rounds = 300;
+    for (int round = 0; round < rounds; ++round) {
+        auto connection = std::make_shared<fake_connection>(io_);
+        socket_pair sockets;
+        auto exchange = make_exchange(connection, 1000 + static_cast<std::uint64_t>(round));
+        exchange->allow_direct_write(sockets.fds[0], std::chrono::steady_clock::now(), nullptr);
+        std::thread php([&] { run_small_script(*exchange, "gone"); });
+        std::string wire;
+        char buffer[4096];
+        while (!wire.ends_with("\r\n\r\ngone")) {
+            const ssize_t n = ::recv(sockets.fds[1], buffer, sizeof buffer, 0);
+            if (n <= 0) {
+                break;
+            }
+            wire.append(buffer, static_cast<std::size_t>(n));
+        }
+        const bool written = on_io_thread([&] {
+            if (exchange->stop_watching()) {
+                return true;
+            }
+            // The session ends the count that abort() gives back, as `taken` does here.
+            const std::optional<active_response> taken = exchange->abort();
+            return !taken.has_value() && exchange->state() == exchange_state::written;
+        });
+        php.join();
+        EXPECT_TRUE(wire.ends_with("\r\n\r\ngone")) << wire;
+        EXPECT_TRUE(written) << "round " << round << ": " << to_string(exchange->state());
+        EXPECT_FALSE(exchange->is_aborted());
+        EXPECT_EQ(responses_recorded(), static_cast<std::uint64_t>(round + 1));
+        EXPECT_EQ(context_.active_responses.load(), 0u);
+        if (::testing::Test::HasFailure()) {
+            break;
+        }
+    }
+}
+
 TEST_F(PhpExchangeTest, InterimResponseIsRelayedAndTheFinalOneFollowsIt) {
     auto connection = std::make_shared<fake_connection>(io_);
     socket_pair sockets;
