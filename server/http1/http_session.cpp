@@ -1046,7 +1046,7 @@ void http_session::on_disconnect_watch(beast::error_code ec, std::uint64_t gener
 
 void http_session::on_direct_idle(beast::error_code ec) {
     idle_timer_armed_ = false;
-    if (ec || closed_ || !exchange_ || !watching_direct_) {
+    if (ec || is_closed() || !exchange_ || !watching_direct_) {
         // Cancelled at close, or no directly written response is being watched now: the next
         // watch of one arms the timer again.
         return;
@@ -1068,13 +1068,13 @@ void http_session::on_direct_idle(beast::error_code ec) {
 }
 
 void http_session::on_direct_completion(std::uint64_t request_id) {
-    if (!closed_ && exchange_ && exchange_->request.id == request_id) {
+    if (!is_closed() && exchange_ && exchange_->request.id == request_id) {
         finish_direct_response(false);
     }
 }
 
 void http_session::on_exchange_failed(std::uint64_t request_id) {
-    if (closed_ || !exchange_ || exchange_->request.id != request_id) {
+    if (is_closed() || !exchange_ || exchange_->request.id != request_id) {
         return;
     }
     log_access("aborted");
@@ -1108,7 +1108,7 @@ void http_session::start_in_flight() {
 }
 
 void http_session::deliver(std::uint64_t request_id, response_piece piece) {
-    if (closed_ || !exchange_ || exchange_->request.id != request_id) {
+    if (is_closed() || !exchange_ || exchange_->request.id != request_id) {
         return;
     }
     queue_timer_.cancel();
@@ -1122,7 +1122,7 @@ void http_session::deliver(std::uint64_t request_id, response_piece piece) {
         // the watch's handler then ignores it by its generation.
         exchange_.reset();
         ++watch_generation_;
-        if (!writing_) {
+        if (state_ != connection_state::writing) {
             beast::error_code ignored;
             stream_.socket().cancel(ignored);
         }
@@ -1180,7 +1180,7 @@ void http_session::respond(int status, std::string_view body, bool keep_alive,
 
 void http_session::queue(outgoing item) {
     out_.push_back(std::move(item));
-    if (!writing_) {
+    if (state_ == connection_state::open) {
         do_write();
     }
 }
@@ -1205,19 +1205,19 @@ void http_session::do_write() {
                     exchange_->on_written(done.bytes.size());
                 }
                 if (done.last) {
-                    writing_ = false;
+                    move_to(connection_state::open);
                     finish_response(done.keep_alive);
                     return;
                 }
                 if (out_.empty() && file_fd_ >= 0) {
-                    writing_ = false;
+                    move_to(connection_state::open);
                     pump_file();
                     return;
                 }
                 continue;
             }
         }
-        writing_ = true;
+        move_to(connection_state::writing);
         write_started_ = std::chrono::steady_clock::now();
         arm_rate_check();
         // One write_some at a time, each allowed write_timeout to make progress (nginx's
@@ -1228,7 +1228,7 @@ void http_session::do_write() {
             beast::bind_front_handler(&http_session::on_write, shared_from_this()));
         return;
     }
-    writing_ = false;
+    move_to(connection_state::open);
 }
 
 bool http_session::load_file_chunk(outgoing& item) {
@@ -1249,13 +1249,13 @@ bool http_session::load_file_chunk(outgoing& item) {
 }
 
 void http_session::on_write(beast::error_code ec, std::size_t bytes) {
-    writing_ = false;
     response_bytes_ += bytes;
     rate_bytes_ += bytes;
     rate_busy_ += std::chrono::steady_clock::now() - write_started_;
-    if (closed_) {
+    if (is_closed()) {
         return;  // closed meanwhile (too slow, or the client left); already logged
     }
+    move_to(connection_state::open);
     if (ec) {
         log_access("aborted");
         drop_exchange();
@@ -1284,11 +1284,11 @@ void http_session::arm_rate_check() {
 
 void http_session::on_rate_check(beast::error_code ec) {
     rate_timer_armed_ = false;
-    if (ec || closed_) {
+    if (ec || is_closed()) {
         return;
     }
     auto busy = rate_busy_;
-    if (writing_) {
+    if (state_ == connection_state::writing) {
         const auto now = std::chrono::steady_clock::now();
         busy += now - write_started_;
         write_started_ = now;  // the rest of this write counts in the next window
@@ -1311,7 +1311,7 @@ void http_session::on_rate_check(beast::error_code ec) {
         do_close();
         return;
     }
-    if (writing_) {
+    if (state_ == connection_state::writing) {
         arm_rate_check();
     }
 }
@@ -1399,11 +1399,18 @@ void http_session::do_linger_read() {
                             });
 }
 
+void http_session::move_to(connection_state next) {
+    // open <-> writing while the connection lives; nothing leaves closed.
+    if (state_ != connection_state::closed) {
+        state_ = next;
+    }
+}
+
 void http_session::do_close() {
-    if (closed_) {
+    if (is_closed()) {
         return;
     }
-    closed_ = true;
+    move_to(connection_state::closed);
     // Before the socket closes: a PHP thread may be writing to it directly (php_exchange).
     drop_exchange();
     idle_timer_.cancel();

@@ -254,8 +254,13 @@ class http_session final : public response_connection,
     // Writing.
     std::deque<outgoing> out_;
     std::size_t out_written_ = 0;  ///< bytes of out_.front().bytes already written
-    bool writing_ = false;
-    bool closed_ = false;
+    /// The connection: open (no write of out_ in flight), writing (one is), or closed
+    /// (do_close() ran: final; late completions find it so and change nothing). Changed only
+    /// by move_to().
+    enum class connection_state { open, writing, closed };
+    connection_state state_ = connection_state::open;
+    void move_to(connection_state next);
+    bool is_closed() const noexcept { return state_ == connection_state::closed; }
     /// min_write_rate: a check every write_timeout while writes wait for the client.
     boost::asio::steady_timer rate_timer_;
     bool rate_timer_armed_ = false;
