@@ -166,6 +166,21 @@ def running_thread(srv, prefix, timeout=5.0):
     raise AssertionError(f"no thread runs {prefix} within {timeout}s")
 
 
+def backtrace_in(srv, index, function, timeout=5.0):
+    """The admin answer and report of thread `index`'s backtrace once its innermost frame is
+    `function` (or the last one after `timeout`): the thread shows the request as running from
+    its start, a moment before the script reaches that function (longer on a loaded machine)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        res = srv.admin(target=f"/threads/{index}/backtrace")
+        assert res.status == 200, res
+        report = res.json()
+        top = report["backtrace"][0]["function"] if report["backtrace"] else None
+        if top == function or time.monotonic() > deadline:
+            return res, report
+        time.sleep(0.02)
+
+
 def test_admin_backtrace_of_a_running_request(spindle):
     srv = spindle(APP, "--admin", "127.0.0.1:0")
     answers = {}
@@ -174,10 +189,8 @@ def test_admin_backtrace_of_a_running_request(spindle):
     client.start()
     try:
         index = running_thread(srv, "/sleep.php")
-        res = srv.admin(target=f"/threads/{index}/backtrace")
-        assert res.status == 200, res
+        res, report = backtrace_in(srv, index, "sleep")
         assert res.header("content-type") == "application/json", res
-        report = res.json()
         lines = frame_lines("sleep.php")
         assert report["slot"] == index and report["uri"] == uri and report["method"] == "GET"
         assert report["backtrace"][:2] == [
@@ -207,7 +220,7 @@ def test_admin_backtrace_of_a_busy_loop(spindle):
     client.start()
     try:
         index = running_thread(srv, "/busy.php")
-        report = srv.admin(target=f"/threads/{index}/backtrace").json()
+        _, report = backtrace_in(srv, index, "spin")
         assert report["backtrace"][0]["function"] == "spin", report
         assert report["backtrace"][0]["line"] in frame_lines("busy.php")["spin loop"]
     finally:
