@@ -97,23 +97,30 @@ declare -A needs=(
   [zstd]="libzstd-dev"
 )
 
-# As root, the missing ones are installed, as the official images' install-php-extensions
-# does: they are not among scripts/install-deps.sh's build packages, which the README's first
-# command installs (libmagickwand-dev alone brings about 130 packages). Otherwise the error
-# names them.
-check_packages() {  # check_packages NAME
-  local missing=() p
-  for p in ${needs[$1]:-}; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+# As root, the missing ones are installed, all in one apt-get run before any build, as the
+# official images' install-php-extensions does: they are not among scripts/install-deps.sh's
+# build packages, which the README's first command installs (libmagickwand-dev alone brings
+# about 130 packages). Otherwise the error names them.
+install_needs() {  # install_needs NAME...
+  local missing=() wanting=() name p
+  for name in "$@"; do
+    for p in ${needs[$name]:-}; do
+      if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+        [[ " ${wanting[*]} " == *" $name "* ]] || wanting+=("$name")
+      fi
+    done
   done
   ((${#missing[@]})) || return 0
+  local who="${wanting[*]} needs"
+  ((${#wanting[@]} == 1)) || who="${wanting[*]} need"
   if [[ $(id -u) -ne 0 ]]; then
-    die "$1 needs Debian's ${missing[*]}: apt-get install ${missing[*]}"
+    die "$who Debian's ${missing[*]}: apt-get install ${missing[*]}"
   fi
-  log "$1: installing Debian's ${missing[*]}"
+  log "$who Debian's ${missing[*]}: installing"
   (export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >&2 && apt-get install -y -q --no-install-recommends "${missing[@]}" >&2) ||
-    die "$1 needs Debian's ${missing[*]}, and apt-get could not install them"
+    die "$who Debian's ${missing[*]}, and apt-get could not install them"
 }
 
 # Downloads Debian's source package of php-NAME (once) and prints its upstream tarball.
@@ -159,12 +166,15 @@ pick_source_dir() {  # pick_source_dir TREE
   awk -F/ -v depth="$shallowest" 'NF == depth' <<<"$found" | sort -V | tail -n1
 }
 
+# A bare name that is no file here: Debian's php-NAME, or the copy in third_party/pecl.
+is_bare_name() {  # is_bare_name SOURCE
+  [[ ! -e $1 && $1 =~ ^[a-z][a-z0-9_]*$ ]]
+}
+
 build_one() {  # build_one SOURCE
   local source=$1 label kind= identity
-  # A bare name that is no file here: Debian's php-NAME, or the copy in third_party/pecl.
-  if [[ ! -e $source && $source =~ ^[a-z][a-z0-9_]*$ ]]; then
+  if is_bare_name "$source"; then
     label=$source
-    check_packages "$label"
     local tarball vendored
     if tarball=$(debian_tarball "$label"); then
       kind=debian
@@ -272,6 +282,13 @@ enable_one() {  # enable_one NAME
 
 work=
 trap 'if [[ -n $work ]]; then rm -rf "$work"; fi' EXIT
+names=()
+for source in "${sources[@]}"; do
+  if is_bare_name "$source"; then
+    names+=("$source")
+  fi
+done
+install_needs "${names[@]}"
 for source in "${sources[@]}"; do
   build_one "$source"
 done
