@@ -9,7 +9,8 @@ and puts its table into its results; by hand (as root, so that every PHP runs as
 
   bench/real_apps.py --spindle build/spindle [--duration 5s] [--warmup 2s] [--runs 2]
                      [--concurrency 8,64] [--only wordpress,mediawiki,laravel,symfony]
-                     [--out bench/out] [--threads 8]
+                     [--out bench/out] [--threads 8] [--spindle-ini KEY=VALUE ...]
+  bench/real_apps.py --spindle build/spindle --train N   # requests for a PGO build of PHP
 
 Writes OUT/apps.md (the table), OUT/apps.tsv (medians), OUT/apps-runs.tsv (every run),
 OUT/apps-chart.svg and OUT/logs/apps-*.
@@ -129,10 +130,32 @@ PAGES = [
      "/api.php?action=query&prop=revisions&titles=Bench_article&rvprop=content&rvslots=main"
      "&format=json&formatversion=2", check_mediawiki_api, ("fpm", "classic")),
     ("laravel", "laravel Eloquent + Blade", "/articles", check_laravel, ("fpm", "classic")),
+    ("laravel_pconnect", "laravel, persistent DB connection", "/articles", check_laravel,
+     ("fpm", "classic")),
     ("symfony", "symfony router + Twig", "/hello/bench", check_symfony,
      ("fpm", "classic", "worker")),
 ]
-APPS = ["wordpress", "mediawiki", "laravel", "symfony"]
+APPS = ["wordpress", "mediawiki", "laravel", "laravel_pconnect", "symfony"]
+
+# What --train requests, for a profile-guided PHP build (bench/pgo_train_apps.sh): the same
+# apps, but none of the pages measured above, so that the measured pages stay out of the
+# training and the profile is of each app's code, not of one URL. (app, path, modes)
+TRAINING = [
+    ("wordpress", "/?s=Paragraph", ("classic",)),
+    ("wordpress", "/category/uncategorized/", ("classic",)),
+    ("wordpress", "/feed/", ("classic",)),
+    ("wordpress", "/wp-json/wp/v2/comments", ("classic",)),
+    ("wordpress", "/wp-login.php", ("classic",)),
+    ("mediawiki", "/wiki/Main_Page", ("classic",)),
+    ("mediawiki", "/index.php?title=Bench_article&action=history", ("classic",)),
+    ("mediawiki", "/index.php?title=Special:RecentChanges", ("classic",)),
+    ("mediawiki", "/api.php?action=query&meta=siteinfo&format=json", ("classic",)),
+    ("laravel", "/", ("classic",)),
+    ("laravel", "/request?tag=a&tag2=b", ("classic",)),
+    ("symfony", "/", ("classic", "worker")),
+    ("symfony", "/posts/7.json", ("classic", "worker")),
+    ("symfony", "/posts/7.html", ("classic", "worker")),
+]
 
 
 # --- processes ------------------------------------------------------------------------------
@@ -154,12 +177,14 @@ def tree(pid):
 
 
 def cpu_ticks(pids):
+    """User + system time of pids, with that of the children each has waited for: PostgreSQL
+    starts a backend process per connection, which ends with the PHP request that opened it."""
     total = 0
     for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
+            total += sum(int(f) for f in fields[11:15])
         except OSError:
             pass
     return total
@@ -276,6 +301,16 @@ $wgUploadDirectory = "{base}/images";
         self.per_server_dirs["laravel"] = self.laravel_storage
         self.php_cli("artisan", "articles:install", env=dict(
             self.env["laravel"], **self.laravel_storage(storage)), cwd=LARAVEL)
+
+    def setup_laravel_pconnect(self):
+        """The same Laravel app and database, each PHP thread or php-fpm child keeping its
+        connection between requests (PDO::ATTR_PERSISTENT): without it, PostgreSQL starts a
+        backend process for every request's connection, and that start costs more CPU than
+        the page's PHP."""
+        if self.postgres is None:
+            self.setup_laravel()
+        self.env["laravel_pconnect"] = dict(self.env["laravel"], DB_PERSISTENT="true")
+        self.per_server_dirs["laravel_pconnect"] = self.laravel_storage
 
     @staticmethod
     def laravel_storage(storage):
@@ -398,7 +433,7 @@ http {{
             return Path("/usr/share/wordpress"), "index.php"
         if app == "mediawiki":
             return MEDIAWIKI, "index.php"
-        if app == "laravel":
+        if app in ("laravel", "laravel_pconnect"):
             return LARAVEL / "public", "index.php"
         return SYMFONY / "public", "classic.php"
 
@@ -407,13 +442,14 @@ http {{
         port = free_port()
         root, index = self.web_root(app)
         envs = "".join(f"\t\tenv {k} {v}\n" for k, v in env.items())
-        ini = "".join(f"\t\tphp_ini {k} {v}\n" for k, v in PHP_INI.items())
+        ini = "".join(f"\t\tphp_ini {k} {v}\n"
+                      for k, v in {**PHP_INI, **self.args.spindle_ini}.items())
         inner = envs
         threads = threads or self.args.threads
         if mode == "worker":
-            threads += 1
             inner += (f"\t\tworker {{\n\t\t\tfile {SYMFONY}/public/index.php\n"
-                      f"\t\t\tnum {self.args.threads}\n\t\t}}\n")
+                      f"\t\t\tnum {threads}\n\t\t}}\n")
+            threads += 1
         else:
             inner += f"\t\tindex {index}\n"
         if app == "wordpress":
@@ -497,8 +533,9 @@ http://127.0.0.1:{port} {{
         url = f"http://127.0.0.1:{port}/spindle-bench-probe/engine.php"
         with urllib.request.urlopen(url, timeout=30) as response:
             engine = json.loads(response.read())
+        expected = PHP_INI if server == "fpm" else {**PHP_INI, **self.args.spindle_ini}
         wrong = {k: v for k, v in engine["ini"].items()
-                 if v != PHP_INI[k] and not (k == "opcache.jit" and v in ("", "0", "off"))}
+                 if v != expected[k] and not (k == "opcache.jit" and v in ("", "0", "off"))}
         if engine["opcache"] is not True or wrong:
             raise SystemExit(f"{server} for {app} runs PHP with other settings: {engine}")
         self.engines[server] = engine
@@ -622,7 +659,8 @@ http://127.0.0.1:{port} {{
             # The database server's CPU is counted apart (the same server for both sides).
             for server, handle in servers.items():
                 self.check_engine(app, server, handle["port"])
-            db = {"laravel": self.postgres, "symfony": None}.get(app, self.mariadb)
+            db = {"laravel": self.postgres, "laravel_pconnect": self.postgres,
+                  "symfony": None}.get(app, self.mariadb)
             for page in pages:
                 urls = {s: f"http://127.0.0.1:{servers[s]['port']}{page[2]}" for s in page[4]}
                 for server, url in urls.items():
@@ -667,6 +705,40 @@ http://127.0.0.1:{port} {{
                 self.stop(server["procs"])
         runs_tsv.close()
         self.report(results)
+
+    def train(self):
+        """--train: each TRAINING page requested --train times, one at a time, through one
+        Spindle per app and mode with one PHP thread (the instrumented PHP's counters are not
+        atomic), then stopped with SIGTERM: the profile is written when the process exits."""
+        only = self.args.only.split(",")
+        if {"wordpress", "mediawiki"} & set(only):
+            self.mariadb = MariaDB(self.tmp / "mariadb").start()
+        for app in APPS:
+            if app not in only:
+                continue
+            log(f"{app}: installing")
+            getattr(self, f"setup_{app}")()
+            pages = [t for t in TRAINING if t[0] == app]
+            for mode in sorted({m for t in pages for m in t[2]}):
+                server = self.start_spindle(app, mode, self.server_env(app, mode), threads=1)
+                for _, path, modes in pages:
+                    if mode not in modes:
+                        continue
+                    url = f"http://127.0.0.1:{server['port']}{path}"
+                    for _ in range(self.args.train):
+                        try:
+                            with urllib.request.urlopen(url, timeout=600) as response:
+                                status, body = response.status, response.read()
+                        except urllib.error.HTTPError as error:
+                            status, body = error.code, error.read()
+                        if status != 200 or not body:
+                            raise SystemExit(f"training: {url} ({mode}) answered {status}:\n"
+                                             f"{body[:1500].decode(errors='replace')}")
+                    log(f"  trained {app} {mode} {path}: {self.args.train} requests")
+                self.stop(server["procs"])
+                if server["php"].returncode != 0:
+                    raise SystemExit(f"training: spindle for {app} ({mode}) exited with"
+                                     f" {server['php'].returncode}: its profile is incomplete")
 
     # -- report --
 
@@ -744,14 +816,21 @@ def main():
     parser.add_argument("--threads", type=int, default=8,
                         help="Spindle's PHP threads, php-fpm's children are 8 (default 8)")
     parser.add_argument("--only", default=",".join(APPS))
+    parser.add_argument("--spindle-ini", action="append", default=[], metavar="KEY=VALUE",
+                        help="a php.ini value for Spindle alone, over the shared ones (a lever"
+                        " php-fpm does not get: opcache.jit=tracing); repeatable")
+    parser.add_argument("--train", type=int, default=0, metavar="N",
+                        help="no measurement: request each of the training pages N times"
+                        " (bench/pgo_train_apps.sh)")
     args = parser.parse_args()
+    args.spindle_ini = dict(item.split("=", 1) for item in args.spindle_ini)
     args.spindle = str(Path(args.spindle).resolve())
     seconds(args.duration)
     seconds(args.warmup)
     bench = Bench(args)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     try:
-        bench.run()
+        bench.train() if args.train else bench.run()
     finally:
         bench.cleanup()
 

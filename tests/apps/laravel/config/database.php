@@ -16,6 +16,8 @@ return [
             'prefix' => '',
             'schema' => 'public',
             'sslmode' => 'disable',
+            // bench/real_apps.py measures the page both ways.
+            'options' => [PDO::ATTR_PERSISTENT => (bool) env('DB_PERSISTENT', false)],
         ],
     ],
     'redis' => [
