@@ -216,6 +216,7 @@ def main():
     args = parser.parse_args()
     args.spindle = str(Path(args.spindle).resolve())
     args.threads = 1
+    args.spindle_ini, args.spindle_env = {}, {}
     # Under callgrind a WordPress request takes minutes of wall time: no time limit, both sides.
     real_apps.PHP_INI["max_execution_time"] = "0"
     for setting in args.ini:

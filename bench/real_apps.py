@@ -10,6 +10,7 @@ and puts its table into its results; by hand (as root, so that every PHP runs as
   bench/real_apps.py --spindle build/spindle [--duration 5s] [--warmup 2s] [--runs 2]
                      [--concurrency 8,64] [--only wordpress,mediawiki,laravel,symfony]
                      [--out bench/out] [--threads 8] [--spindle-ini KEY=VALUE ...]
+                     [--spindle-env NAME=VALUE ...]
   bench/real_apps.py --spindle build/spindle --train N   # requests for a PGO build of PHP
 
 Writes OUT/apps.md (the table), OUT/apps.tsv (medians), OUT/apps-runs.tsv (every run),
@@ -474,8 +475,10 @@ http://127.0.0.1:{port} {{
 {inner}	}}
 }}
 """)
-        proc = self.spawn(f"spindle-{app}-{mode}", [*wrapper, self.args.spindle, "run",
-                                                    "--config", str(caddyfile)])
+        environment = [f"{k}={v}" for k, v in self.args.spindle_env.items()]
+        proc = self.spawn(f"spindle-{app}-{mode}", [
+            *wrapper, *(["env", *environment] if environment else []), self.args.spindle,
+            "run", "--config", str(caddyfile)])
         self.wait_port(port, proc, f"spindle {mode} for {app}")
         return {"port": port, "pids": lambda: [proc.pid], "procs": [proc], "php": proc}
 
@@ -822,8 +825,12 @@ def main():
     parser.add_argument("--train", type=int, default=0, metavar="N",
                         help="no measurement: request each of the training pages N times"
                         " (bench/pgo_train_apps.sh)")
+    parser.add_argument("--spindle-env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an environment variable of Spindle's process (one PHP reads at"
+                        " start: USE_ZEND_ALLOC_HUGE_PAGES=1); repeatable")
     args = parser.parse_args()
     args.spindle_ini = dict(item.split("=", 1) for item in args.spindle_ini)
+    args.spindle_env = dict(item.split("=", 1) for item in args.spindle_env)
     args.spindle = str(Path(args.spindle).resolve())
     seconds(args.duration)
     seconds(args.warmup)

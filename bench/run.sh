@@ -260,8 +260,16 @@ if [[ -n ${SPINDLE_BIN:-} ]]; then
 elif ((build)); then
   # Against the profile-guided PHP, as the Docker image ships it (PHP_PGO=1: a PHP build of
   # its own, cached beside the plain one that scripts/setup.sh makes by default).
+  pgo_training=()
+  if ((run_apps)); then
+    # Measuring the apps, PHP is trained on them too (bench/pgo_train_apps.sh: pages of each
+    # app other than the measured ones), which needs their packages first: another PHP build.
+    scripts/install-deps.sh apps >&2
+    pgo_training=(PHP_PGO_TRAIN=bench/pgo_train_apps.sh)
+  fi
   log "building Spindle (Release) into build-release/ against the profile-guided PHP"
-  PHP_PGO=1 BUILD_DIR=build-release BUILD_TYPE=Release scripts/setup.sh >&2
+  env PHP_PGO=1 "${pgo_training[@]}" BUILD_DIR=build-release BUILD_TYPE=Release \
+    scripts/setup.sh >&2
   binary="build-release/spindle"
 else
   binary="build-release/spindle"

@@ -4,6 +4,7 @@
 #   scripts/build-php.sh            # Debian's php8.2 source package
 #   PHP_TARBALL=/path/php-8.4.x.tar.xz scripts/build-php.sh
 #   PHP_PGO=1 scripts/build-php.sh  # profile-guided: two compiles and a training run
+#   PHP_PGO=1 PHP_PGO_TRAIN=bench/pgo_train_apps.sh scripts/build-php.sh  # trained on apps too
 #
 # By default PHP is compiled once. With PHP_PGO=1 (the Docker image and bench/run.sh) the
 # build is profile-guided: PHP is compiled with instrumentation, runs the training application
@@ -75,6 +76,14 @@ php_cflags="-g1 -O2 -fno-semantic-interposition"
 recipe_version=5
 pgo=${PHP_PGO:-0}
 training_dir=$(cd "$(dirname "$0")/pgo" && pwd)
+# PHP_PGO_TRAIN="COMMAND [ARGS]": a second training, after the training app's: `COMMAND ARGS
+# PREFIX` runs with the instrumented PHP installed at PREFIX, and whatever it runs through that
+# PHP, as any user, joins the profile. bench/run.sh --apps trains on WordPress, MediaWiki,
+# Laravel and Symfony this way (bench/pgo_train_apps.sh), which needs their databases and
+# packages: a benchmark's build, not a first start's. The cache key covers the command and the
+# contents of the files it names.
+extra_training=${PHP_PGO_TRAIN:-}
+invoked_from=$PWD
 
 # Writes one deb-src entry per suite (SUITE=URI ...), the way the machine lists its Debian
 # sources: apt refuses the same suite with two different Signed-By values, so a deb822 file
@@ -144,8 +153,24 @@ version=$(basename "$tarball" | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | tail -n1)
 [[ -n "$version" ]] || { log "cannot read a PHP version from $(basename "$tarball")"; exit 1; }
 # A profile-guided build is keyed by the training too: another training, another build.
 training=none
+extra_training_command=()
 if [[ $pgo == 1 ]]; then
   training=$(cd "$training_dir" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum)
+  if [[ -n $extra_training ]]; then
+    read -ra extra_training_command <<<"$extra_training"
+    # Absolute: it runs from PHP's source tree.
+    [[ -f ${extra_training_command[0]} ]] ||
+      { log "PHP_PGO_TRAIN: no such file: ${extra_training_command[0]}"; exit 1; }
+    extra_training_command[0]=$(realpath "${extra_training_command[0]}")
+    named_files=()
+    for word in "${extra_training_command[@]}"; do
+      [[ -f $word ]] && named_files+=("$word")
+    done
+    training+=" $extra_training $(sha256sum "${named_files[@]}" | cut -c1-64 | sha256sum)"
+  fi
+elif [[ -n $extra_training ]]; then
+  log "PHP_PGO_TRAIN needs PHP_PGO=1"
+  exit 1
 fi
 key=$(printf '%s\n' "$recipe_version" "$(basename "$tarball")" "${configure_flags[@]}" "$training" \
   "$php_cflags" "$interposable_function" |
@@ -254,6 +279,15 @@ train() {
     tail -n 20 "$work/train.log" >&2
     log "training failed"
     exit 1
+  fi
+  if [[ ${#extra_training_command[@]} -gt 0 ]]; then
+    log "training: ${extra_training_command[*]} $prefix"
+    # The command may run PHP as another user (www-data): the profile's files are written
+    # next to the objects.
+    chmod 755 "$work"
+    chmod -R a+rwX "$srcdir"
+    (cd "$invoked_from" && "${extra_training_command[@]}" "$prefix") >&2 ||
+      { log "training by ${extra_training_command[*]} failed"; exit 1; }
   fi
 }
 
