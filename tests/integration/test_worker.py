@@ -253,6 +253,41 @@ def test_sessions_are_per_client_and_reset_between_requests(spindle, tmp_path):
     assert session_cookie(r) not in (a_cookie, b_cookie)
 
 
+def test_session_shutdown_entries_do_not_pile_up_across_requests(spindle, tmp_path):
+    # Symfony's session storage calls session_register_shutdown() once per request in a
+    # worker; each call appends a session_write_close() to the script's shutdown functions,
+    # which run only when the script ends. Spindle closes the session at each request's end
+    # and drops those entries then: before, the script grew by about 170 bytes a request
+    # until its memory_limit. Shutdown functions of the application's own still run at the
+    # script's end, as in FrankenPHP.
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    srv = spindle(APP, *worker("session_storage.php"), "--php-ini-set",
+                  f"session.save_path={sessions}")
+    first = srv.get("/session_storage.php?start=1")
+    cookie = first.header_all("Set-Cookie")[0].split(";", 1)[0]
+    for _ in range(50):
+        srv.get("/session_storage.php")
+    before = srv.get("/session_storage.php").json()["memory"]
+    for _ in range(2000):
+        srv.get("/session_storage.php")
+    after = srv.get("/session_storage.php").json()["memory"]
+    # 2,000 entries would be about 340 KB.
+    assert after - before < 16 * 1024, (before, after)
+
+    # The session itself is still written at each request's end.
+    for hits in (2, 3):
+        r = srv.get("/session_storage.php?start=1", headers={"Cookie": cookie})
+        assert r.json()["hits"] == hits, r
+
+    marks = tmp_path / "marks"
+    for _ in range(3):
+        srv.get(f"/session_storage.php?mark={marks}")
+    assert not marks.exists()
+    assert srv.terminate() == 0
+    assert marks.read_text() == "ran\n" * 3
+
+
 def test_ini_set_lasts_for_the_life_of_the_script(spindle):
     # Documented decision (as in FrankenPHP): ini_set() is not undone between requests.
     srv = spindle(APP, *worker("ini_set.php"))
