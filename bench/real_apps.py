@@ -635,23 +635,28 @@ http://127.0.0.1:{port} {{
             "db_cpu_us": per_request(db_after - db_before),
         }
 
-    def run(self):
+    def installed_apps(self):
+        """The apps --only names, in APPS's order, each installed (and MariaDB started for
+        WordPress and MediaWiki) just before it is yielded."""
         only = self.args.only.split(",")
         unknown = set(only) - set(APPS)
         if unknown:
             raise SystemExit(f"unknown app(s) {', '.join(sorted(unknown))} (known: {APPS})")
         if {"wordpress", "mediawiki"} & set(only):
             self.mariadb = MariaDB(self.tmp / "mariadb").start()
+        for app in APPS:
+            if app in only:
+                log(f"{app}: installing")
+                getattr(self, f"setup_{app}")()
+                yield app
+
+    def run(self):
         concurrency = [int(c) for c in self.args.concurrency.split(",")]
         runs_tsv = open(self.out / "apps-runs.tsv", "w")
         runs_tsv.write("page\tconcurrency\tserver\trun\treq_s\tp50_ms\tp99_ms\terrors\t"
                        "cpu_us_per_req\tdb_cpu_us_per_req\n")
         results = []
-        for app in APPS:
-            if app not in only:
-                continue
-            log(f"{app}: installing")
-            getattr(self, f"setup_{app}")()
+        for app in self.installed_apps():
             pages = [p for p in PAGES if p[0] == app]
             modes = sorted({s for p in pages for s in p[4]}, key=list(SERVER_LABEL).index)
             servers = {}
@@ -713,14 +718,7 @@ http://127.0.0.1:{port} {{
         """--train: each TRAINING page requested --train times, one at a time, through one
         Spindle per app and mode with one PHP thread (the instrumented PHP's counters are not
         atomic), then stopped with SIGTERM: the profile is written when the process exits."""
-        only = self.args.only.split(",")
-        if {"wordpress", "mediawiki"} & set(only):
-            self.mariadb = MariaDB(self.tmp / "mariadb").start()
-        for app in APPS:
-            if app not in only:
-                continue
-            log(f"{app}: installing")
-            getattr(self, f"setup_{app}")()
+        for app in self.installed_apps():
             pages = [t for t in TRAINING if t[0] == app]
             for mode in sorted({m for t in pages for m in t[2]}):
                 server = self.start_spindle(app, mode, self.server_env(app, mode), threads=1)
