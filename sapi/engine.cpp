@@ -28,6 +28,7 @@
 #include "sapi/sapi_module.hpp"
 #include "sapi/script_directory.h"
 #include "sapi/server_variables.hpp"
+#include "sapi/session_shutdown_function.hpp"
 #include "sapi/sleep_functions.hpp"
 #include "sapi/slot_context.hpp"
 
@@ -549,6 +550,7 @@ engine::thread_scope::thread_scope(engine&, std::size_t index) {
     install_env_functions();
     install_sleep_functions();
     install_realpath_function();
+    install_session_shutdown_function();
     refuse_process_wide_pcntl();
     thread_slot->thread = pthread_self();
     thread_slot->mailbox->open(set_vm_interrupt, &EG(vm_interrupt));

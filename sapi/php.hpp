@@ -10,7 +10,6 @@
 extern "C" {
 #include <ext/json/php_json.h>
 #include <ext/session/php_session.h>
-#include <ext/standard/basic_functions.h>
 #include <ext/standard/head.h>
 }
 #include <Zend/zend_exceptions.h>

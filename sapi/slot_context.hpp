@@ -3,7 +3,6 @@
 #include <pthread.h>
 
 #include <cstddef>
-#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -63,9 +62,6 @@ struct slot_context {
     /// PHP's own execution timer may be running (the boot, set_time_limit()): the request's end
     /// stops it. A worker request's limit is otherwise kept by the watchdog.
     bool php_timer_armed = false;
-    /// The next index of the script's shutdown-function table as its request started: entries
-    /// from there on were registered by the request (drop_session_shutdown_entries).
-    std::int64_t first_request_shutdown_function = 0;
     /// The worker's $_SERVER, kept between its requests so the environment part is not
     /// rebuilt each time (worker_request.cpp).
     kept_server_array kept_server;

@@ -4,8 +4,6 @@
 
 #include "sapi/worker_request.hpp"
 
-#include <algorithm>
-#include <cstdint>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -157,40 +155,6 @@ void activate_request_globals() {
     }
 }
 
-// Where the next shutdown function registered by the script goes (PHP numbers them from 0).
-std::int64_t next_shutdown_function_index() {
-    const HashTable* table = BG(user_shutdown_function_names);
-    return table != nullptr ? std::max<zend_long>(table->nNextFreeElement, 0) : 0;
-}
-
-// Symfony's session storage calls session_register_shutdown() whenever it is built, so once per
-// request in a worker, and PHP 8 appends a session_write_close() entry to the script's
-// shutdown functions at each call. Shutdown functions run when the script ends (as in
-// FrankenPHP), so a Symfony worker grew by about 170 bytes a request until its memory_limit
-// (bench/RESULTS.md, "Real applications"). The session those entries would close is closed at
-// each request's end (close_session): the ones the request added are dropped then. Other
-// shutdown functions are left as they are.
-void drop_session_shutdown_entries(std::int64_t first) {
-    HashTable* table = BG(user_shutdown_function_names);
-    if (table == nullptr) {
-        return;
-    }
-    zend_ulong index;
-    zval* entry_zval;
-    ZEND_HASH_FOREACH_NUM_KEY_VAL(table, index, entry_zval) {
-        if (static_cast<std::int64_t>(index) < first) {
-            continue;
-        }
-        const auto* entry = static_cast<php_shutdown_function_entry*>(Z_PTR_P(entry_zval));
-        const zend_function* function = entry->fci_cache.function_handler;
-        if (function != nullptr && function->type == ZEND_INTERNAL_FUNCTION &&
-            zend_string_equals_literal(function->common.function_name, "session_write_close")) {
-            zend_hash_index_del(table, index);
-        }
-    }
-    ZEND_HASH_FOREACH_END();
-}
-
 // Request start-up without compiling or re-activating the engine (php_request_startup's
 // request-scoped half). False if PHP bailed out while doing it.
 bool start_request(slot_context& ctx) noexcept {
@@ -206,7 +170,6 @@ bool start_request(slot_context& ctx) noexcept {
         PG(ignore_user_abort) = 1;
         sapi_activate();
         begin_execution_limit(ctx);
-        ctx.first_request_shutdown_function = next_shutdown_function_index();
         if (PG(expose_php)) {
             sapi_add_header(SAPI_PHP_VERSION_HEADER, sizeof(SAPI_PHP_VERSION_HEADER) - 1, 1);
         }
@@ -278,7 +241,6 @@ bool end_request(slot_context& ctx) noexcept {
     }
     zend_end_try();
     const bool session_failed = close_session();
-    drop_session_shutdown_entries(ctx.first_request_shutdown_function);
     session_save_handler save_handler;
     keep_save_handler(save_handler);
     zend_try {

@@ -256,9 +256,9 @@ def test_sessions_are_per_client_and_reset_between_requests(spindle, tmp_path):
 def test_session_shutdown_entries_do_not_pile_up_across_requests(spindle, tmp_path):
     # Symfony's session storage calls session_register_shutdown() once per request in a
     # worker; each call appends a session_write_close() to the script's shutdown functions,
-    # which run only when the script ends. Spindle closes the session at each request's end
-    # and drops those entries then: before, the script grew by about 170 bytes a request
-    # until its memory_limit. Shutdown functions of the application's own still run at the
+    # which run only when the script ends. Spindle closes the session at each request's end,
+    # so inside a worker request session_register_shutdown() does nothing: before, the script
+    # grew by about 170 bytes a request until its memory_limit. Shutdown functions of the application's own still run at the
     # script's end, as in FrankenPHP.
     sessions = tmp_path / "sessions"
     sessions.mkdir()
